@@ -1,0 +1,40 @@
+# srmsort — PGXS build.
+#
+#   make [PG_CONFIG=/path/to/pg_config] [WERROR=1]
+#   make install
+#   test/run_tests.sh        (everything: packages, build, throwaway cluster, tests)
+
+MODULE_big = srmsort
+OBJS = \
+	src/srmsort.o
+
+EXTENSION = srmsort
+DATA = srmsort--1.0.sql
+PGFILEDESC = "srmsort - parallel-disk SRM mergesort for PostgreSQL"
+
+PG_CONFIG ?= pg_config
+
+# --- say which Debian package is missing, before PGXS fails obscurely ---
+ifeq ($(shell command -v $(PG_CONFIG) 2>/dev/null),)
+$(error $(PG_CONFIG) not found: install the Debian package postgresql-server-dev-15 (or set PG_CONFIG=/path/to/pg_config))
+endif
+PG_INCLUDEDIR_SERVER := $(shell $(PG_CONFIG) --includedir-server)
+ifeq ($(wildcard $(PG_INCLUDEDIR_SERVER)/postgres.h),)
+$(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install the Debian package postgresql-server-dev-15)
+endif
+ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $(CC) -x c -E - >/dev/null 2>&1 && echo ok),)
+$(error liburing.h not found: install the Debian package liburing-dev)
+endif
+
+SHLIB_LINK += -luring
+PG_CPPFLAGS += -I$(srcdir)/src
+PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+	-Wno-missing-field-initializers -Wno-clobbered
+ifeq ($(WERROR),1)
+PG_CFLAGS += -Werror
+endif
+
+REGRESS = install
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,79 @@
+/*-------------------------------------------------------------------------
+ *
+ * disks.h
+ *	  The workfile disks of a sort: one temporary file per tablespace.
+ *
+ * The disks are the tablespaces named in srmsort.tablespaces; when that is
+ * empty, those of temp_tablespaces; when that is empty too, the database's
+ * default tablespace (one disk).  Each needs CREATE permission for the
+ * current user (checked at use, like temp_tablespaces).
+ *
+ * Each disk's workfile is created through fd.c's temporary-file machinery
+ * (OpenTemporaryFile with the tablespace forced) so that temp_file_limit,
+ * log_temp_files, cleanup at abort and crash-restart cleanup all apply; a
+ * second, stable kernel fd (accounted with AcquireExternalFD) is used for
+ * the actual I/O, optionally with O_DIRECT.
+ *
+ * IDENTIFICATION
+ *	  src/disks.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_DISKS_H
+#define SRM_DISKS_H
+
+#include "storage/fd.h"
+
+#define SRM_MAX_DISKS		64
+#define SRM_IO_ALIGN		4096	/* buffer/offset/length alignment for O_DIRECT */
+
+typedef struct SrmDisk
+{
+	Oid			spcOid;			/* InvalidOid = database default */
+	char		spcname[NAMEDATALEN];
+	File		vfd;			/* fd.c temp file: accounting, deletion */
+	int			fd;				/* stable kernel fd for I/O, -1 if closed */
+	char	   *path;			/* the workfile's path */
+	off_t		accounted;		/* size declared to fd.c so far */
+	int64		bytes_read;
+	int64		bytes_written;
+	int64		reads;
+	int64		writes;
+} SrmDisk;
+
+typedef struct SrmDiskSet
+{
+	int			ndisks;
+	bool		direct_io;
+	SrmDisk	   *disks;			/* ndisks entries */
+} SrmDiskSet;
+
+/* settings (defined in srmsort.c) */
+extern PGDLLIMPORT char *srmsort_tablespaces;
+extern PGDLLIMPORT bool srmsort_direct_io;
+
+/*
+ * Resolve the configured disks and create one workfile on each, in
+ * CurrentMemoryContext.  Must run inside a transaction.  ERRORs with a
+ * clear message for an unknown tablespace, a missing CREATE privilege, a
+ * duplicate name or a file that cannot be created.
+ */
+extern SrmDiskSet *SrmDiskSetOpen(void);
+
+/*
+ * Declare that disk's workfile is about to grow to new_eof bytes, so that
+ * temp_file_limit is enforced (ERROR "temporary file size exceeds
+ * temp_file_limit") before the write is issued.  Cheap when the file does
+ * not grow.
+ */
+extern void SrmDiskExtend(SrmDiskSet *set, int disk, off_t new_eof);
+
+/*
+ * Close the kernel fds and delete the workfiles (reporting their size to
+ * log_temp_files).  Idempotent.  Never ERRORs when called with
+ * in_abort = true (from a reset callback during abort the VFDs may already
+ * be gone: then only the kernel fds are closed).
+ */
+extern void SrmDiskSetClose(SrmDiskSet *set, bool in_abort);
+
+#endif							/* SRM_DISKS_H */

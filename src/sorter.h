@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorter.h
+ *	  The srmsort engine's one public API, the counterpart of tuplesort.
+ *
+ * A sorter accepts tuples (heap flavour: tuple slots sorted on columns;
+ * index flavour: btree index tuples sorted on the index keys, then heap TID),
+ * sorts them within a memory budget, and hands them back in order.  When
+ * the input does not fit in memory it becomes a parallel-disk Simple
+ * Randomized Mergesort over the workfile disks (see sorter.c).
+ *
+ * Life cycle: Begin -> Put* -> Perform -> Get* [-> Rescan/MarkPos/RestorePos]
+ * -> End.  All memory lives in a context owned by the sorter, a child of the
+ * context current at Begin; End (or deleting that parent context, e.g. on
+ * error) releases memory, workfiles and in-flight I/O.
+ *
+ * IDENTIFICATION
+ *	  src/sorter.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_SORTER_H
+#define SRM_SORTER_H
+
+#include "access/itup.h"
+#include "executor/tuptable.h"
+#include "utils/relcache.h"
+
+typedef struct SrmSorter SrmSorter;
+
+/* flags for SrmSorterBegin* */
+#define SRM_SORT_NONE			0
+#define SRM_SORT_RANDOMACCESS	(1 << 0)	/* rescan, mark/restore, backward */
+
+typedef enum SrmSortMethod
+{
+	SRM_METHOD_STILL_RUNNING = 0,	/* not sorted yet */
+	SRM_METHOD_QUICKSORT,		/* everything fit in memory */
+	SRM_METHOD_SRM,				/* external: Simple Randomized Mergesort */
+	SRM_METHOD_DSM				/* external: disk-striped mergesort baseline */
+} SrmSortMethod;
+
+/*
+ * The facts of one sort, for EXPLAIN ANALYZE, the server log and the views.
+ * Byte counts are bytes; times are milliseconds.
+ */
+typedef struct SrmSortStats
+{
+	SrmSortMethod method;
+	int			ndisks;			/* workfile disks used (0 if in memory) */
+	int			block_size;		/* bytes per run block actually used */
+	int64		tuples;			/* tuples put */
+	int64		input_bytes;	/* bytes of tuples as stored in runs */
+	int64		mem_peak;		/* peak memory charged to the budget */
+	int64		mem_budget;		/* the budget in bytes */
+	int64		runs;			/* initial runs written */
+	int			merge_order;	/* R of the merges */
+	int			passes;			/* merge passes incl. the final merge */
+	int64		parallel_reads; /* Parallel_Read operations issued */
+	int64		blocks_read;
+	int64		blocks_written;
+	double		nu;				/* parallel_reads / (blocks_read / D) */
+	int64		flushes;		/* prefetched blocks flushed unread */
+	int64		stalls;			/* leading blocks read on demand */
+	int64		temp_written;	/* bytes */
+	int64		temp_read;		/* bytes */
+	int64		temp_peak;		/* peak bytes allocated in workfiles */
+	double		io_wait_ms;		/* time spent waiting for I/O */
+	char		disk_names[256];	/* comma-separated tablespace names */
+} SrmSortStats;
+
+/*
+ * Heap flavour: sort tuples of tupdesc on nkeys columns, as
+ * tuplesort_begin_heap.  workMemKB is the budget (work_mem); estInputBytes
+ * is the planner's estimate of the input size (0 if unknown), used only to
+ * choose the block size before the first run is written.
+ */
+extern SrmSorter *SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys,
+									 AttrNumber *attNums, Oid *sortOperators,
+									 Oid *sortCollations, bool *nullsFirstFlags,
+									 int workMemKB, double estInputBytes,
+									 int flags);
+
+/*
+ * Index flavour: sort btree index tuples of indexRel on its key columns
+ * (with its opclasses, collations, DESC and NULLS FIRST), then on heap TID,
+ * like tuplesort_begin_index_btree.  Uniqueness is NOT checked here: the
+ * caller checks the sorted stream (see btree_load.c).
+ */
+extern SrmSorter *SrmSorterBeginIndex(Relation heapRel, Relation indexRel,
+									  int workMemKB, double estInputBytes,
+									  int flags);
+
+/* Copy one tuple into the sort. */
+extern void SrmSorterPutSlot(SrmSorter *sorter, TupleTableSlot *slot);
+extern void SrmSorterPutIndexValues(SrmSorter *sorter, Relation indexRel,
+									ItemPointer self, Datum *values,
+									bool *isnull);
+
+/* All input is in: sort, or finish runs and plan the merges. */
+extern void SrmSorterPerform(SrmSorter *sorter);
+
+/*
+ * Fetch the next tuple into slot (as a MinimalTuple, not owned by the slot,
+ * valid until the next call).  Returns false at the end.  forward = false
+ * needs SRM_SORT_RANDOMACCESS.
+ */
+extern bool SrmSorterGetSlot(SrmSorter *sorter, bool forward,
+							 TupleTableSlot *slot);
+
+/* Index flavour: next index tuple, valid until the next call; NULL at end. */
+extern IndexTuple SrmSorterGetIndexTuple(SrmSorter *sorter);
+
+/* Random access (SRM_SORT_RANDOMACCESS only). */
+extern void SrmSorterRescan(SrmSorter *sorter);
+extern void SrmSorterMarkPos(SrmSorter *sorter);
+extern void SrmSorterRestorePos(SrmSorter *sorter);
+
+extern void SrmSorterGetStats(SrmSorter *sorter, SrmSortStats *stats);
+extern const char *SrmSortMethodName(SrmSortMethod method);
+
+/* Release everything; the sorter pointer is invalid afterwards. */
+extern void SrmSorterEnd(SrmSorter *sorter);
+
+#endif							/* SRM_SORTER_H */

@@ -1,0 +1,176 @@
+/*-------------------------------------------------------------------------
+ *
+ * srmsort.c
+ *	  Module entry point: settings, hooks and the shared memory request.
+ *
+ * srmsort replaces PostgreSQL's external sorts (Sort plan nodes and the
+ * sort inside btree CREATE INDEX) with a parallel-disk mergesort after
+ * Barve and Vitter's Simple Randomized Mergesort.  This file only wires the
+ * pieces into the server; the design lives in the modules it registers
+ * (see the module map in README.md).
+ *
+ * IDENTIFICATION
+ *	  src/srmsort.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+
+#include "aio.h"
+#include "disks.h"
+#include "srmsort.h"
+
+PG_MODULE_MAGIC;
+
+/* settings; see README.md for their meaning */
+bool		srmsort_enabled = true;
+char	   *srmsort_tablespaces = NULL;
+int			srmsort_block_size = 256;	/* kB */
+int			srmsort_min_input_size = -1;	/* kB; -1 = the sort's budget */
+int			srmsort_io_method = SRM_IO_METHOD_IO_URING;
+bool		srmsort_direct_io = false;
+int			srmsort_merge_strategy = SRM_MERGE_SRM;
+int			srmsort_max_merge_order = 1024;
+int			srmsort_random_seed = -1;
+bool		srmsort_trace = false;
+
+static const struct config_enum_entry io_method_options[] = {
+	{"io_uring", SRM_IO_METHOD_IO_URING, false},
+	{"sync", SRM_IO_METHOD_SYNC, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry merge_strategy_options[] = {
+	{"srm", SRM_MERGE_SRM, false},
+	{"dsm", SRM_MERGE_DSM, false},
+	{NULL, 0, false}
+};
+
+static bool check_block_size(int *newval, void **extra, GucSource source);
+static void define_settings(void);
+
+void		_PG_init(void);
+
+PG_FUNCTION_INFO_V1(srmsort_version);
+
+/*
+ * _PG_init
+ *		Define settings and install hooks.  Runs in the postmaster when
+ *		preloaded, and in every backend or parallel worker that loads us.
+ */
+void
+_PG_init(void)
+{
+	define_settings();
+	MarkGUCPrefixReserved("srmsort");
+}
+
+/*
+ * define_settings
+ *		The srmsort.* settings.
+ */
+static void
+define_settings(void)
+{
+	DefineCustomBoolVariable("srmsort.enabled",
+							 "Enables srmsort for large sorts.",
+							 "When off, every sort runs through PostgreSQL's own sort, "
+							 "also in plans cached while it was on.",
+							 &srmsort_enabled, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("srmsort.tablespaces",
+							   "Tablespaces used as srmsort's workfile disks.",
+							   "A comma-separated list of tablespace names, one workfile "
+							   "disk each.  Empty means temp_tablespaces, and if that is "
+							   "empty too, the database's default tablespace.  The user "
+							   "needs CREATE permission on each.",
+							   &srmsort_tablespaces, "", PGC_USERSET,
+							   GUC_LIST_INPUT | GUC_LIST_QUOTE,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.block_size",
+							"Size of the blocks runs are striped in.",
+							"A power of two between 32kB and 16MB.  Smaller blocks are "
+							"used when the sort's memory is too small for this size.",
+							&srmsort_block_size, 256, SRM_MIN_BLOCK_KB, SRM_MAX_BLOCK_KB,
+							PGC_USERSET, GUC_UNIT_KB,
+							check_block_size, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.min_input_size",
+							"Smallest estimated sort input that srmsort takes.",
+							"Sorts the planner expects to be smaller stay with "
+							"PostgreSQL's sort.  -1 means the sort's memory budget "
+							"(work_mem), so that only sorts expected to spill are taken.",
+							&srmsort_min_input_size, -1, -1, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("srmsort.io_method",
+							 "How workfile I/O is issued.",
+							 "io_uring submits the reads of all disks at once; sync uses "
+							 "pread/pwrite.  If io_uring cannot be set up, sync is used.",
+							 &srmsort_io_method, SRM_IO_METHOD_IO_URING, io_method_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.direct_io",
+							 "Uses O_DIRECT for workfile I/O.",
+							 "Bypasses the page cache for run blocks.",
+							 &srmsort_direct_io, false, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("srmsort.merge_strategy",
+							 "Merge algorithm for external sorts.",
+							 "srm is Simple Randomized Mergesort with forecasting; dsm is "
+							 "the disk-striped mergesort baseline, for comparison.",
+							 &srmsort_merge_strategy, SRM_MERGE_SRM, merge_strategy_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.max_merge_order",
+							"Largest number of runs merged at once.",
+							NULL,
+							&srmsort_max_merge_order, 1024, 2, 65536,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.random_seed",
+							"Seed for the random start disk of each run.",
+							"-1 draws a new seed for every sort; other values make the "
+							"placement of blocks reproducible (for tests).",
+							&srmsort_random_seed, -1, -1, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.trace",
+							 "Logs the facts of every srmsort sort.",
+							 NULL,
+							 &srmsort_trace, false, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+}
+
+/*
+ * check_block_size
+ *		Block sizes must be powers of two (blocks are aligned for O_DIRECT).
+ */
+static bool
+check_block_size(int *newval, void **extra, GucSource source)
+{
+	if ((*newval & (*newval - 1)) != 0)
+	{
+		GUC_check_errdetail("srmsort.block_size must be a power of two.");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * srmsort_version
+ *		The version of the loaded library, to tell it from the SQL script's.
+ */
+Datum
+srmsort_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text("1.0"));
+}

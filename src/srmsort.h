@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * srmsort.h
+ *	  Settings and constants shared by the srmsort modules.
+ *
+ * IDENTIFICATION
+ *	  src/srmsort.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRMSORT_H
+#define SRMSORT_H
+
+#define SRM_MIN_BLOCK_KB	32
+#define SRM_MAX_BLOCK_KB	(16 * 1024)
+
+typedef enum SrmMergeStrategy
+{
+	SRM_MERGE_SRM = 0,
+	SRM_MERGE_DSM
+} SrmMergeStrategy;
+
+extern PGDLLIMPORT bool srmsort_enabled;
+extern PGDLLIMPORT int srmsort_block_size;
+extern PGDLLIMPORT int srmsort_min_input_size;
+extern PGDLLIMPORT int srmsort_merge_strategy;
+extern PGDLLIMPORT int srmsort_max_merge_order;
+extern PGDLLIMPORT int srmsort_random_seed;
+extern PGDLLIMPORT bool srmsort_trace;
+
+#endif							/* SRMSORT_H */
