@@ -92,7 +92,7 @@ define_settings(void)
 							   "empty too, the database's default tablespace.  The user "
 							   "needs CREATE permission on each.",
 							   &srmsort_tablespaces, "", PGC_USERSET,
-							   GUC_LIST_INPUT | GUC_LIST_QUOTE,
+							   GUC_LIST_INPUT,
 							   NULL, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.block_size",
