@@ -6,7 +6,18 @@
 
 MODULE_big = srmsort
 OBJS = \
-	src/srmsort.o
+	src/aio.o \
+	src/disks.o \
+	src/forecast.o \
+	src/keys.o \
+	src/merge.o \
+	src/runs.o \
+	src/sorter.o \
+	src/srmsort.o \
+	src/tape.o
+
+# developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
+OBJS += $(EXTRA_OBJS)
 
 EXTENSION = srmsort
 DATA = srmsort--1.0.sql

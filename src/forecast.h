@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * forecast.h
+ *	  The forecasting heap: participation order of the blocks of a merge.
+ *
+ * IDENTIFICATION
+ *	  src/forecast.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_FORECAST_H
+#define SRM_FORECAST_H
+
+#include "keys.h"
+#include "tape.h"
+
+typedef struct SrmForecastHeap
+{
+	SrmKeys    *keys;
+	int			nruns;
+	SrmRun	  **runs;
+	int64	   *pos;			/* per run: next forecast entry */
+	int		   *heap;			/* run indexes, ordered by their entry */
+	int			nheap;
+} SrmForecastHeap;
+
+extern SrmForecastHeap *SrmForecastBegin(SrmKeys *keys, SrmRun **runs,
+										 int nruns);
+extern bool SrmForecastNext(SrmForecastHeap *fh, int *run, int64 *blockno);
+extern bool SrmForecastEmpty(SrmForecastHeap *fh);
+
+#endif							/* SRM_FORECAST_H */

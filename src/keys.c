@@ -1,0 +1,303 @@
+/*-------------------------------------------------------------------------
+ *
+ * keys.c
+ *	  Sort keys of a sort and the comparison of tuples through SortSupport.
+ *
+ * Heap sorts compare columns of MinimalTuples with the ordering operators,
+ * collations and NULLS FIRST/LAST flags of the Sort node; index sorts
+ * compare the key columns of btree IndexTuples with the index's opclasses
+ * (DESC and NULLS FIRST from the index options) and then heap TIDs, exactly
+ * the order PostgreSQL's own btree build sorts in.
+ *
+ * Only the first key may be abbreviated, and only during run formation:
+ * tuples read back from runs carry their first key in full, so merges and
+ * forecasts use the unabbreviated comparator (keys->key0).  Abbreviation
+ * may be given up by the opclass's abort routine while the first run is
+ * still in memory, as in tuplesort.
+ *
+ * All state lives in the memory context current at SrmKeysMake*.
+ *
+ * IDENTIFICATION
+ *	  src/keys.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "utils/memutils.h"
+
+#include "keys.h"
+
+/*
+ * SrmKeysMakeHeap
+ *		Sort keys for tuples of tupdesc, as tuplesort_begin_heap sets them up.
+ */
+SrmKeys *
+SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
+				Oid *sortOperators, Oid *sortCollations,
+				bool *nullsFirstFlags)
+{
+	SrmKeys    *keys = palloc0(sizeof(SrmKeys));
+	int			i;
+
+	Assert(nkeys > 0);
+	keys->kind = SRM_KEYS_HEAP;
+	keys->nkeys = nkeys;
+	keys->tupdesc = tupdesc;
+	keys->sortKeys = palloc0(nkeys * sizeof(SortSupportData));
+	keys->abbrevNext = 10;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		SortSupport ssup = keys->sortKeys + i;
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = sortCollations[i];
+		ssup->ssup_nulls_first = nullsFirstFlags[i];
+		ssup->ssup_attno = attNums[i];
+		ssup->abbreviate = (i == 0);
+		PrepareSortSupportFromOrderingOp(sortOperators[i], ssup);
+	}
+
+	keys->key0.ssup_cxt = CurrentMemoryContext;
+	keys->key0.ssup_collation = sortCollations[0];
+	keys->key0.ssup_nulls_first = nullsFirstFlags[0];
+	keys->key0.ssup_attno = attNums[0];
+	keys->key0.abbreviate = false;
+	PrepareSortSupportFromOrderingOp(sortOperators[0], &keys->key0);
+
+	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
+	return keys;
+}
+
+/*
+ * prepare_index_key
+ *		Set up one SortSupport for an index key column from its scan key.
+ */
+static void
+prepare_index_key(Relation indexRel, ScanKey scanKey, SortSupport ssup,
+				  bool abbreviate)
+{
+	int16		strategy;
+
+	ssup->ssup_cxt = CurrentMemoryContext;
+	ssup->ssup_collation = scanKey->sk_collation;
+	ssup->ssup_nulls_first = (scanKey->sk_flags & SK_BT_NULLS_FIRST) != 0;
+	ssup->ssup_attno = scanKey->sk_attno;
+	ssup->abbreviate = abbreviate;
+	strategy = (scanKey->sk_flags & SK_BT_DESC) != 0 ?
+		BTGreaterStrategyNumber : BTLessStrategyNumber;
+	PrepareSortSupportFromIndexRel(indexRel, strategy, ssup);
+}
+
+/*
+ * SrmKeysMakeIndex
+ *		Sort keys for btree index tuples of indexRel: key columns, then TID.
+ */
+SrmKeys *
+SrmKeysMakeIndex(Relation heapRel, Relation indexRel)
+{
+	SrmKeys    *keys = palloc0(sizeof(SrmKeys));
+	BTScanInsert scankey = _bt_mkscankey(indexRel, NULL);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(indexRel);
+	int			i;
+
+	keys->kind = SRM_KEYS_INDEX;
+	keys->nkeys = nkeys;
+	keys->nindexatts = nkeys;
+	keys->tupdesc = RelationGetDescr(indexRel);
+	keys->indexRel = indexRel;
+	keys->heapRel = heapRel;
+	keys->sortKeys = palloc0(nkeys * sizeof(SortSupportData));
+	keys->abbrevNext = 10;
+
+	for (i = 0; i < nkeys; i++)
+		prepare_index_key(indexRel, scankey->scankeys + i,
+						  keys->sortKeys + i, i == 0);
+	prepare_index_key(indexRel, scankey->scankeys, &keys->key0, false);
+	pfree(scankey);
+
+	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
+	return keys;
+}
+
+/*
+ * get_heap_attr
+ *		Column attno of a MinimalTuple.
+ */
+static inline Datum
+get_heap_attr(SrmKeys *keys, const void *tuple, AttrNumber attno, bool *isnull)
+{
+	HeapTupleData htup;
+
+	htup.t_len = ((const MinimalTupleData *) tuple)->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
+	return heap_getattr(&htup, attno, keys->tupdesc, isnull);
+}
+
+/*
+ * get_attr
+ *		Value of sort key k (0-based) of a stored tuple.
+ */
+static inline Datum
+get_attr(SrmKeys *keys, const void *tuple, int k, bool *isnull)
+{
+	if (keys->kind == SRM_KEYS_HEAP)
+		return get_heap_attr(keys, tuple, keys->sortKeys[k].ssup_attno, isnull);
+	return index_getattr((IndexTuple) tuple, k + 1, keys->tupdesc, isnull);
+}
+
+/*
+ * SrmKeysGetKey0
+ *		The first key of a stored tuple, never abbreviated.
+ */
+Datum
+SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull)
+{
+	return get_attr((SrmKeys *) keys, tuple, 0, isnull);
+}
+
+/*
+ * SrmKeysKey0Type
+ *		by-value flag and length of the first key's type.
+ */
+void
+SrmKeysKey0Type(SrmKeys *keys, bool *byval, int16 *typlen)
+{
+	Form_pg_attribute att;
+
+	if (keys->kind == SRM_KEYS_HEAP)
+		att = TupleDescAttr(keys->tupdesc, keys->sortKeys[0].ssup_attno - 1);
+	else
+		att = TupleDescAttr(keys->tupdesc, 0);
+	*byval = att->attbyval;
+	*typlen = att->attlen;
+}
+
+/*
+ * SrmKeysSetDatum1
+ *		Fill t->datum1/isnull1 from t->tuple.  The datum points into the tuple
+ *		for by-reference types, so it lives as long as the tuple does.
+ */
+void
+SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated)
+{
+	Datum		d = get_attr(keys, t->tuple, 0, &t->isnull1);
+
+	if (abbreviated && keys->abbreviating && !t->isnull1)
+		d = keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
+	t->datum1 = d;
+}
+
+/*
+ * compare_rest
+ *		Compare keys from the second on, then (index sorts) heap TIDs.
+ */
+static int
+compare_rest(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			k;
+	int			cmp;
+
+	for (k = 1; k < keys->nkeys; k++)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = get_attr(keys, a->tuple, k, &anull);
+		Datum		bd = get_attr(keys, b->tuple, k, &bnull);
+
+		cmp = ApplySortComparator(ad, anull, bd, bnull, keys->sortKeys + k);
+		if (cmp != 0)
+			return cmp;
+	}
+
+	if (keys->kind == SRM_KEYS_INDEX)
+		return ItemPointerCompare(&((IndexTuple) a->tuple)->t_tid,
+								  &((IndexTuple) b->tuple)->t_tid);
+	return 0;
+}
+
+/*
+ * SrmCompareAbbrev
+ *		Comparison during run formation, datum1 possibly abbreviated.
+ */
+int
+SrmCompareAbbrev(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp;
+
+	cmp = ApplySortComparator(a->datum1, a->isnull1, b->datum1, b->isnull1,
+							  keys->sortKeys);
+	if (cmp != 0)
+		return cmp;
+
+	if (keys->abbreviating)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = get_attr(keys, a->tuple, 0, &anull);
+		Datum		bd = get_attr(keys, b->tuple, 0, &bnull);
+
+		cmp = ApplySortAbbrevFullComparator(ad, anull, bd, bnull, keys->sortKeys);
+		if (cmp != 0)
+			return cmp;
+	}
+	return compare_rest(a, b, keys);
+}
+
+/*
+ * SrmCompareFull
+ *		Comparison in merges: datum1 holds the first key in full.
+ */
+int
+SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp;
+
+	cmp = ApplySortComparator(a->datum1, a->isnull1, b->datum1, b->isnull1,
+							  &keys->key0);
+	if (cmp != 0)
+		return cmp;
+	return compare_rest(a, b, keys);
+}
+
+/*
+ * SrmKeysConsiderAbort
+ *		Ask the opclass, at doubling tuple counts, whether abbreviation pays;
+ *		if not, give it up and recompute the first keys of tuples[0..n).
+ */
+void
+SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n)
+{
+	SortSupport ssup = keys->sortKeys;
+	int64		i;
+
+	if (!keys->abbreviating || n < keys->abbrevNext)
+		return;
+	keys->abbrevNext *= 2;
+	if (!ssup->abbrev_abort(n, ssup))
+		return;
+
+	SrmKeysStopAbbrev(keys);
+	for (i = 0; i < n; i++)
+		SrmKeysSetDatum1(keys, &tuples[i], false);
+}
+
+/*
+ * SrmKeysStopAbbrev
+ *		Switch sortKeys[0] to its authoritative comparator for good.
+ */
+void
+SrmKeysStopAbbrev(SrmKeys *keys)
+{
+	SortSupport ssup = keys->sortKeys;
+
+	if (!keys->abbreviating)
+		return;
+	ssup->comparator = ssup->abbrev_full_comparator;
+	ssup->abbrev_converter = NULL;
+	ssup->abbrev_abort = NULL;
+	ssup->abbrev_full_comparator = NULL;
+	keys->abbreviating = false;
+}

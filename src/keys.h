@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ *
+ * keys.h
+ *	  Sort keys of a sort and the comparison of tuples through SortSupport.
+ *
+ * IDENTIFICATION
+ *	  src/keys.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_KEYS_H
+#define SRM_KEYS_H
+
+#include "access/htup_details.h"
+#include "access/itup.h"
+#include "utils/rel.h"
+#include "utils/sortsupport.h"
+
+/*
+ * One tuple in memory: the tuple itself (a MinimalTuple for heap sorts, an
+ * IndexTuple for index sorts) and its first key, which run formation may
+ * hold in abbreviated form and merges always hold in full.
+ */
+typedef struct SrmTuple
+{
+	void	   *tuple;
+	Datum		datum1;
+	bool		isnull1;
+	int32		src;			/* merges: the input run it came from */
+} SrmTuple;
+
+typedef enum SrmKeyKind
+{
+	SRM_KEYS_HEAP,
+	SRM_KEYS_INDEX
+} SrmKeyKind;
+
+typedef struct SrmKeys
+{
+	SrmKeyKind	kind;
+	int			nkeys;
+	SortSupport sortKeys;		/* nkeys; [0] may use abbreviated keys */
+	SortSupportData key0;		/* first key, never abbreviated */
+	bool		abbreviating;	/* sortKeys[0] has an abbrev converter */
+	int64		abbrevNext;		/* tuple count of the next abort check */
+	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */
+	Relation	indexRel;		/* index sorts only */
+	Relation	heapRel;
+	int			nindexatts;		/* index sorts: key attributes */
+} SrmKeys;
+
+extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
+								AttrNumber *attNums, Oid *sortOperators,
+								Oid *sortCollations, bool *nullsFirstFlags);
+extern SrmKeys *SrmKeysMakeIndex(Relation heapRel, Relation indexRel);
+
+/* The first key of a stored tuple, in full (SrmKeyFn for forecasts). */
+extern Datum SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull);
+
+/* Type of the first key: for copying forecast keys. */
+extern void SrmKeysKey0Type(SrmKeys *keys, bool *byval, int16 *typlen);
+
+/* Set datum1/isnull1 of t from its tuple; abbreviated if requested. */
+extern void SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated);
+
+/* Compare two tuples whose datum1 are abbreviated (run formation). */
+extern int	SrmCompareAbbrev(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
+
+/* Compare two tuples whose datum1 are full values (merges). */
+extern int	SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
+
+/* Compare two first-key values in full (forecasts). */
+static inline int
+SrmCompareKey0(Datum a, bool anull, Datum b, bool bnull, SrmKeys *keys)
+{
+	return ApplySortComparator(a, anull, b, bnull, &keys->key0);
+}
+
+/*
+ * Decide, after n tuples of the first run, whether abbreviation still
+ * pays; if not, switch to full keys and recompute datum1 of tuples[0..n).
+ */
+extern void SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n);
+
+/* Stop abbreviating for good (merges, or once the sort spills). */
+extern void SrmKeysStopAbbrev(SrmKeys *keys);
+
+/* Length of a stored tuple of this sort. */
+static inline Size
+SrmTupleLen(SrmKeys *keys, const void *tuple)
+{
+	if (keys->kind == SRM_KEYS_HEAP)
+		return ((const MinimalTupleData *) tuple)->t_len;
+	return IndexTupleSize((const IndexTupleData *) tuple);
+}
+
+#endif							/* SRM_KEYS_H */

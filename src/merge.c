@@ -1,0 +1,860 @@
+/*-------------------------------------------------------------------------
+ *
+ * merge.c
+ *	  One merge of R striped runs: SRM (forecast and flush) or DSM.
+ *
+ * SRM (Barve & Vitter, §4.4).  m >= 2R + D block buffers hold the R
+ * leading blocks (one per run, pinned until depleted) and prefetched
+ * blocks.  Blocks that will be needed are represented by placeholders:
+ *
+ *	 LQ	  the lookahead queue, all placeholders in participation order, as
+ *		  produced one Lookahead() at a time by the forecasting heap;
+ *	 OQ_d one occupancy queue per disk d: the placeholders of LQ whose
+ *		  blocks are on disk d and not in memory, in participation order.
+ *
+ * Parallel_Read issues, in one batch and without waiting, the read of the
+ * block at the head of every non-empty OQ_d -- at most one per disk, each
+ * the smallest unread block of its disk.  Before it, if fewer than D
+ * buffers are free, the prefetched blocks nearest the tail of LQ are
+ * flushed (dropped without I/O and put back at the heads of their OQs).
+ * "marked" is the smallest block read by the latest Parallel_Read; when it
+ * becomes a leading block, the merge pauses to issue the next Parallel_Read
+ * (after Lookahead()s that make every OQ non-empty), with next_marked --
+ * the smallest unread block after the previous read -- as the new marked.
+ *
+ * The merge is a pull iterator (SrmMergeNext), so the final merge can
+ * stream to the caller; step 11 of the paper is one call.  Forecasts only
+ * decide what to read: when a run needs a block that is not in memory
+ * (forecast keys hold only the first sort key, so ties may be predicted in
+ * another order), the block is read on demand and counted as a stall.
+ * When the block is in flight, the merge waits for it.
+ *
+ * DSM (§2.4) is the baseline: runs are striped from disk 0 and each run
+ * reads D consecutive blocks (one per disk) at a time into one of its two
+ * superblock buffers, double-buffered.
+ *
+ * Records too large for a block (BIG + CONT blocks) are read into a
+ * separate buffer, continuation blocks synchronously.
+ *
+ * A leading block is released (its disk slot freed for reuse by later
+ * writes) as soon as it is in memory for good; its buffer is recycled only
+ * at the next call, because the tuple returned last may point into it.
+ *
+ * IDENTIFICATION
+ *	  src/merge.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/ilist.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "forecast.h"
+#include "merge.h"
+
+typedef struct SrmBuf
+{
+	char	   *data;
+	SrmIo		io;
+	struct SrmBuf *next_free;
+} SrmBuf;
+
+typedef struct SrmPlaceholder
+{
+	int			run;
+	int64		blockno;
+	int			disk;
+	int64		seq;			/* position in participation order */
+	SrmBuf	   *buf;			/* block_ptr: NULL while on disk */
+	bool		in_oq;
+	dlist_node	lq_node;
+	dlist_node	oq_node;
+	dlist_node	run_node;
+} SrmPlaceholder;
+
+typedef struct SrmInput
+{
+	SrmRun	   *run;
+	int64		blockno;		/* leading block, -1 when exhausted */
+	SrmBuf	   *leading;
+	char	   *rec;			/* next record in the leading block */
+	uint32		recs_left;
+	char	   *big;			/* BIG record being assembled, palloc'd */
+	char	   *big_in_heap;	/* BIG record now in the main merge heap */
+	dlist_head	placeholders;	/* this run's placeholders in LQ */
+	/* DSM only */
+	SrmBuf	  **super[2];		/* two superblocks of D buffers */
+	int64		super_first[2]; /* first block index of each superblock */
+	int			cur_super;
+} SrmInput;
+
+struct SrmMerge
+{
+	SrmTapeSet *ts;
+	SrmKeys    *keys;
+	bool		dsm;
+	int			nruns;
+	int			ndisks;
+	SrmInput   *inputs;
+	SrmMergeCounters *counters;
+	MemoryContext cxt;
+
+	/* buffers */
+	int			nbufs;
+	SrmBuf	   *bufs;
+	SrmBuf	   *free_bufs;
+	int			nfree;
+	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
+	char	   *release_big;	/* BIG record returned last, freed next call */
+	char	   *scratch;		/* block buffer for continuation blocks */
+	/* DSM: a superblock refill waiting until the last tuple is consumed */
+	int			refill_run;
+	int			refill_super;
+	int64		refill_first;
+
+	/* SRM state */
+	SrmForecastHeap *fh;
+	dlist_head	lq;
+	dlist_head *oq;
+	int			oq_nonempty;
+	int64		next_seq;
+	SrmPlaceholder *marked;
+	SrmPlaceholder *next_marked;
+	SrmPlaceholder *free_ph;	/* recycled placeholders (linked by run) */
+	bool		pause;			/* marked became leading: Parallel_Read */
+
+	/* the main merge heap of run indexes' head tuples */
+	SrmTuple   *heap;
+	int			nheap;
+};
+
+static void srm_prepare_reads(SrmMerge *m);
+
+/*
+ * SrmMergeMemory
+ *		Bytes a merge of nruns runs with nbufs block buffers occupies.
+ */
+Size
+SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
+{
+	return (Size) nbufs * (ts->block_size + SRM_IO_ALIGN + sizeof(SrmBuf)) +
+		(Size) nruns * (sizeof(SrmInput) + sizeof(SrmTuple) + 4 * sizeof(SrmPlaceholder));
+}
+
+/* ---------- buffers ---------- */
+
+static SrmBuf *
+get_buf(SrmMerge *m)
+{
+	SrmBuf	   *b = m->free_bufs;
+
+	if (b == NULL)
+		return NULL;
+	m->free_bufs = b->next_free;
+	m->nfree--;
+	return b;
+}
+
+static void
+put_buf(SrmMerge *m, SrmBuf *b)
+{
+	Assert(b->io.state == SRM_IO_IDLE);
+	b->next_free = m->free_bufs;
+	m->free_bufs = b;
+	m->nfree++;
+}
+
+/* Wait until b's read (if any) is done. */
+static inline void
+wait_buf(SrmMerge *m, SrmBuf *b)
+{
+	if (b->io.state != SRM_IO_IDLE)
+		SrmIoWait(m->ts->io, &b->io);
+}
+
+/* ---------- placeholders, LQ and OQ ---------- */
+
+static SrmPlaceholder *
+new_placeholder(SrmMerge *m)
+{
+	SrmPlaceholder *p = m->free_ph;
+
+	if (p != NULL)
+		m->free_ph = (SrmPlaceholder *) p->buf;
+	else
+		p = MemoryContextAlloc(m->cxt, sizeof(SrmPlaceholder));
+	memset(p, 0, sizeof(SrmPlaceholder));
+	return p;
+}
+
+static void
+free_placeholder(SrmMerge *m, SrmPlaceholder *p)
+{
+	p->buf = (SrmBuf *) m->free_ph;
+	m->free_ph = p;
+}
+
+static void
+oq_remove(SrmMerge *m, SrmPlaceholder *p)
+{
+	Assert(p->in_oq);
+	dlist_delete(&p->oq_node);
+	p->in_oq = false;
+	if (dlist_is_empty(&m->oq[p->disk]))
+		m->oq_nonempty--;
+}
+
+static void
+oq_add(SrmMerge *m, SrmPlaceholder *p, bool at_head)
+{
+	Assert(!p->in_oq);
+	if (dlist_is_empty(&m->oq[p->disk]))
+		m->oq_nonempty++;
+	if (at_head)
+		dlist_push_head(&m->oq[p->disk], &p->oq_node);
+	else
+		dlist_push_tail(&m->oq[p->disk], &p->oq_node);
+	p->in_oq = true;
+}
+
+/*
+ * lookahead
+ *		Lookahead(): append the next block in participation order to LQ and
+ *		to the OQ of its disk.  Returns false when all blocks are forecast.
+ */
+static bool
+lookahead(SrmMerge *m)
+{
+	int			r;
+	int64		blockno;
+	SrmPlaceholder *p;
+
+	if (!SrmForecastNext(m->fh, &r, &blockno))
+		return false;
+	p = new_placeholder(m);
+	p->run = r;
+	p->blockno = blockno;
+	p->disk = m->inputs[r].run->blocks[blockno].disk;
+	p->seq = m->next_seq++;
+	dlist_push_tail(&m->lq, &p->lq_node);
+	dlist_push_tail(&m->inputs[r].placeholders, &p->run_node);
+	oq_add(m, p, false);
+	return true;
+}
+
+/* Lookahead()s until every OQ has an entry or nothing is left to forecast. */
+static void
+fill_oqs(SrmMerge *m)
+{
+	while (m->oq_nonempty < m->ndisks && lookahead(m))
+		;
+}
+
+/*
+ * flush
+ *		Drop up to f prefetched blocks, nearest the tail of LQ first, and
+ *		put their placeholders back at the heads of their OQs.
+ */
+static void
+flush(SrmMerge *m, int f)
+{
+	dlist_iter	it;
+
+	dlist_reverse_foreach(it, &m->lq)
+	{
+		SrmPlaceholder *p = dlist_container(SrmPlaceholder, lq_node, it.cur);
+
+		if (f <= 0)
+			break;
+		if (p->buf == NULL)
+			continue;
+		/* a read in flight must land before its buffer can be reused */
+		wait_buf(m, p->buf);
+		put_buf(m, p->buf);
+		p->buf = NULL;
+		oq_add(m, p, true);
+		if (m->marked != NULL && p->seq < m->marked->seq)
+			m->marked = p;
+		m->counters->flushes++;
+		f--;
+	}
+}
+
+/*
+ * parallel_read
+ *		Parallel_Read: issue, in one batch, the read of the block at the
+ *		head of every non-empty OQ, without waiting.
+ */
+static void
+parallel_read(SrmMerge *m)
+{
+	int			d;
+	int			issued = 0;
+
+	for (d = 0; d < m->ndisks; d++)
+	{
+		SrmPlaceholder *p;
+		SrmBuf	   *b;
+
+		if (dlist_is_empty(&m->oq[d]))
+			continue;
+		b = get_buf(m);
+		if (b == NULL)
+			break;
+		p = dlist_container(SrmPlaceholder, oq_node, dlist_head_node(&m->oq[d]));
+		oq_remove(m, p);
+		p->buf = b;
+		SrmTapePrepRead(m->ts, m->inputs[p->run].run, p->blockno, b->data, &b->io);
+		issued++;
+	}
+	if (issued > 0)
+	{
+		SrmIoSubmit(m->ts->io);
+		m->counters->parallel_reads++;
+	}
+}
+
+/*
+ * smallest_oq_head
+ *		The placeholder closest to LQ's head among the OQ heads.
+ */
+static SrmPlaceholder *
+smallest_oq_head(SrmMerge *m)
+{
+	SrmPlaceholder *best = NULL;
+	int			d;
+
+	for (d = 0; d < m->ndisks; d++)
+	{
+		SrmPlaceholder *p;
+
+		if (dlist_is_empty(&m->oq[d]))
+			continue;
+		p = dlist_container(SrmPlaceholder, oq_node, dlist_head_node(&m->oq[d]));
+		if (best == NULL || p->seq < best->seq)
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * srm_prepare_reads
+ *		Steps 6-9: flush if fewer than D buffers are free, Parallel_Read,
+ *		Lookahead()s to refill the OQs, and find next_marked.
+ */
+static void
+srm_prepare_reads(SrmMerge *m)
+{
+	if (m->nfree < m->ndisks)
+		flush(m, m->ndisks - m->nfree);
+	parallel_read(m);
+	fill_oqs(m);
+	m->next_marked = smallest_oq_head(m);
+}
+
+/* ---------- reading records of a leading block ---------- */
+
+/*
+ * read_big
+ *		Assemble the BIG record that begins in input's leading block: copy
+ *		its first part and read its continuation blocks synchronously.
+ */
+static void
+read_big(SrmMerge *m, SrmInput *in)
+{
+	SrmTapeSet *ts = m->ts;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	SrmRecordHeader *rh = (SrmRecordHeader *) (in->leading->data + SRM_BLOCK_HDRSZ);
+	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
+	Size		total = SRM_RECORD_HDRSZ + rh->len;
+	Size		done;
+	uint32		c;
+	SrmIo		io;
+
+	if (m->scratch == NULL)
+		m->scratch = SrmTapeAllocBuffer(ts, m->cxt);
+	in->big = MemoryContextAllocHuge(m->cxt, MAXALIGN(rh->len));
+	done = Min(payload, total) - SRM_RECORD_HDRSZ;
+	memcpy(in->big, in->leading->data + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
+
+	memset(&io, 0, sizeof(io));
+	for (c = 1; c <= hdr->ncont; c++)
+	{
+		int64		blockno = in->blockno + c;
+		Size		chunk = Min(payload, rh->len - done);
+
+		SrmTapePrepRead(ts, in->run, blockno, m->scratch, &io);
+		SrmIoWait(ts->io, &io);
+		SrmTapeCheckBlock(ts, in->run, blockno, m->scratch);
+		memcpy(in->big + done, m->scratch + SRM_BLOCK_HDRSZ, chunk);
+		done += chunk;
+		SrmTapeReleaseBlock(ts, in->run, blockno);
+		m->counters->blocks_consumed++;
+	}
+	in->rec = in->big;
+}
+
+/*
+ * set_leading
+ *		Make buffer b, holding block blockno, the leading block of input r.
+ */
+static void
+set_leading(SrmMerge *m, int r, int64 blockno, SrmBuf *b)
+{
+	SrmInput   *in = &m->inputs[r];
+	SrmBlockHeader *hdr;
+
+	wait_buf(m, b);
+	SrmTapeCheckBlock(m->ts, in->run, blockno, b->data);
+	/* in memory for good: the slot can take later writes */
+	SrmTapeReleaseBlock(m->ts, in->run, blockno);
+	m->counters->blocks_consumed++;
+
+	hdr = (SrmBlockHeader *) b->data;
+	in->blockno = blockno;
+	in->leading = b;
+	in->recs_left = hdr->nrecords;
+	in->rec = b->data + SRM_BLOCK_HDRSZ;
+	if (hdr->flags & SRM_BLOCK_BIG)
+		read_big(m, in);
+}
+
+/*
+ * next_head_of
+ *		The block index that follows input's leading block, or -1.
+ */
+static int64
+next_head_of(SrmMerge *m, SrmInput *in)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	int64		next = in->blockno + 1 + ((hdr->flags & SRM_BLOCK_BIG) ? hdr->ncont : 0);
+
+	return next < in->run->nblocks ? next : -1;
+}
+
+/*
+ * srm_next_block
+ *		Step 11(b): input r's leading block is depleted; make its next block
+ *		the leading one.  Returns false if the run is exhausted.
+ */
+static bool
+srm_next_block(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	int64		want = next_head_of(m, in);
+	SrmPlaceholder *p = NULL;
+	SrmBuf	   *b;
+
+	m->release_buf = in->leading;
+	in->leading = NULL;
+	if (want < 0)
+	{
+		in->blockno = -1;
+		return false;
+	}
+
+	/* find the block's placeholder, looking further ahead if need be */
+	for (;;)
+	{
+		if (!dlist_is_empty(&in->placeholders))
+		{
+			p = dlist_container(SrmPlaceholder, run_node,
+								dlist_head_node(&in->placeholders));
+			Assert(p->blockno == want);
+			break;
+		}
+		if (!lookahead(m))
+			elog(ERROR, "srmsort: block %lld of a run was never forecast",
+				 (long long) want);
+	}
+
+	dlist_delete(&p->lq_node);
+	dlist_delete(&p->run_node);
+	if (p == m->marked)
+		m->pause = true;
+
+	b = p->buf;
+	if (b == NULL)
+	{
+		/* not prefetched: read it now */
+		if (p->in_oq)
+			oq_remove(m, p);
+		b = get_buf(m);
+		if (b == NULL)
+		{
+			flush(m, 1);
+			b = get_buf(m);
+		}
+		if (b == NULL)
+			elog(ERROR, "srmsort: no free block buffer for an on-demand read");
+		SrmTapePrepRead(m->ts, in->run, want, b->data, &b->io);
+		SrmIoSubmit(m->ts->io);
+		m->counters->stalls++;
+		m->counters->parallel_reads++;
+	}
+	if (p == m->marked)
+		m->marked = NULL;
+	if (p == m->next_marked)
+		m->next_marked = smallest_oq_head(m);
+	free_placeholder(m, p);
+	set_leading(m, r, want, b);
+	return true;
+}
+
+/* ---------- DSM reading ---------- */
+
+/*
+ * dsm_read_super
+ *		Issue the reads of superblock k (blocks kD .. kD+D-1) of input r
+ *		into its superblock buffers s: one striped read of D blocks.
+ */
+static void
+dsm_read_super(SrmMerge *m, int r, int s, int64 first)
+{
+	SrmInput   *in = &m->inputs[r];
+	int			i;
+	int			issued = 0;
+
+	in->super_first[s] = first;
+	for (i = 0; i < m->ndisks && first + i < in->run->nblocks; i++)
+	{
+		/* continuation blocks of a BIG record may be consumed already */
+		if (in->run->blocks[first + i].slot < 0)
+			continue;
+		SrmTapePrepRead(m->ts, in->run, first + i, in->super[s][i]->data,
+						&in->super[s][i]->io);
+		issued++;
+	}
+	if (issued > 0)
+	{
+		SrmIoSubmit(m->ts->io);
+		m->counters->parallel_reads++;
+	}
+}
+
+/*
+ * dsm_next_block
+ *		Move input r to its next head block, switching superblocks and
+ *		issuing the read of the one after as the current one is used up.
+ */
+static bool
+dsm_next_block(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	int64		want = next_head_of(m, in);
+	int			D = m->ndisks;
+	int			s,
+				o,
+				i;
+
+	in->leading = NULL;
+	if (want < 0)
+	{
+		in->blockno = -1;
+		return false;
+	}
+
+	s = in->cur_super;
+	o = 1 - s;
+	if (want >= in->super_first[s] && want < in->super_first[s] + D)
+	{
+		set_leading(m, r, want, in->super[s][want - in->super_first[s]]);
+		return true;
+	}
+	if (want >= in->super_first[o] && want < in->super_first[o] + D)
+	{
+		int64		ahead = in->super_first[o] + D;
+
+		/*
+		 * Superblock s is used up; move to the other one.  s may still hold
+		 * the tuple returned last, so its refill waits for the next call.
+		 */
+		in->cur_super = o;
+		in->super_first[s] = PG_INT64_MAX / 2;
+		if (ahead < in->run->nblocks)
+		{
+			Assert(m->refill_run < 0);
+			m->refill_run = r;
+			m->refill_super = s;
+			m->refill_first = ahead;
+		}
+		set_leading(m, r, want, in->super[o][want - in->super_first[o]]);
+		return true;
+	}
+
+	/*
+	 * A BIG record's continuation blocks (read on their own) skipped past
+	 * both superblocks: restart the stream at want's superblock.  The tuple
+	 * returned last is the BIG record, in its own memory.
+	 */
+	for (i = 0; i < D; i++)
+	{
+		wait_buf(m, in->super[0][i]);
+		wait_buf(m, in->super[1][i]);
+	}
+	in->cur_super = 0;
+	dsm_read_super(m, r, 0, want - want % D);
+	in->super_first[1] = PG_INT64_MAX / 2;
+	if (want - want % D + D < in->run->nblocks)
+		dsm_read_super(m, r, 1, want - want % D + D);
+	set_leading(m, r, want, in->super[0][want % D]);
+	return true;
+}
+
+/* ---------- the main merge heap ---------- */
+
+static inline bool
+tup_less(SrmMerge *m, const SrmTuple *a, const SrmTuple *b)
+{
+	int			cmp = SrmCompareFull(a, b, m->keys);
+
+	return cmp < 0 || (cmp == 0 && a->src < b->src);
+}
+
+static void
+heap_sift_down(SrmMerge *m, int i)
+{
+	int			n = m->nheap;
+	SrmTuple   *h = m->heap;
+	SrmTuple	x = h[i];
+
+	for (;;)
+	{
+		int			c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && tup_less(m, &h[c + 1], &h[c]))
+			c++;
+		if (!tup_less(m, &h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
+ * input_head
+ *		Take the next record of input r into *t; false if it has none left.
+ */
+static bool
+input_head(SrmMerge *m, int r, SrmTuple *t)
+{
+	SrmInput   *in = &m->inputs[r];
+
+	if (in->blockno < 0)
+		return false;
+	if (in->recs_left == 0)
+	{
+		bool		more = m->dsm ? dsm_next_block(m, r) : srm_next_block(m, r);
+
+		if (!more)
+			return false;
+	}
+	if (in->big != NULL && in->rec == in->big)
+	{
+		t->tuple = in->big;
+		in->big_in_heap = in->big;
+		in->big = NULL;
+	}
+	else
+	{
+		SrmRecordHeader *rh = (SrmRecordHeader *) in->rec;
+
+		t->tuple = in->rec + SRM_RECORD_HDRSZ;
+		in->rec += SRM_RECORD_SIZE(rh->len);
+	}
+	in->recs_left--;
+	t->src = r;
+	SrmKeysSetDatum1(m->keys, t, false);
+	return true;
+}
+
+/* ---------- begin / next / end ---------- */
+
+/*
+ * SrmMergeBegin
+ *		Steps 1-9 of the paper (SRM), or the first two superblocks of every
+ *		run (DSM).
+ */
+SrmMerge *
+SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
+			  int nbufs, bool dsm, SrmMergeCounters *counters)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "srmsort merge",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SrmMerge   *m = palloc0(sizeof(SrmMerge));
+	int			D = ts->ndisks;
+	int			r,
+				i;
+
+	m->cxt = cxt;
+	m->ts = ts;
+	m->keys = keys;
+	m->dsm = dsm;
+	m->nruns = nruns;
+	m->ndisks = D;
+	m->counters = counters;
+	m->refill_run = -1;
+	m->inputs = palloc0(nruns * sizeof(SrmInput));
+	m->heap = palloc(nruns * sizeof(SrmTuple));
+	if (dsm)
+		nbufs = 2 * D * nruns;
+	m->nbufs = nbufs;
+	m->bufs = palloc0(nbufs * sizeof(SrmBuf));
+	for (i = 0; i < nbufs; i++)
+	{
+		m->bufs[i].data = SrmTapeAllocBuffer(ts, cxt);
+		put_buf(m, &m->bufs[i]);
+	}
+	dlist_init(&m->lq);
+	m->oq = palloc(D * sizeof(dlist_head));
+	for (i = 0; i < D; i++)
+		dlist_init(&m->oq[i]);
+
+	for (r = 0; r < nruns; r++)
+	{
+		m->inputs[r].run = runs[r];
+		m->inputs[r].blockno = runs[r]->nblocks > 0 ? 0 : -1;
+		dlist_init(&m->inputs[r].placeholders);
+	}
+
+	if (dsm)
+	{
+		for (r = 0; r < nruns; r++)
+		{
+			SrmInput   *in = &m->inputs[r];
+			int			s;
+
+			for (s = 0; s < 2; s++)
+			{
+				in->super[s] = palloc(D * sizeof(SrmBuf *));
+				for (i = 0; i < D; i++)
+					in->super[s][i] = get_buf(m);
+				in->super_first[s] = PG_INT64_MAX / 2;
+			}
+			if (in->blockno < 0)
+				continue;
+			dsm_read_super(m, r, 0, 0);
+			if (D < in->run->nblocks)
+				dsm_read_super(m, r, 1, D);
+			set_leading(m, r, 0, in->super[0][0]);
+		}
+	}
+	else
+	{
+		int		   *per_disk = palloc0(D * sizeof(int));
+		int			maxper = 0;
+
+		/* step 1: the first block of every run, all reads in one batch */
+		for (r = 0; r < nruns; r++)
+		{
+			SrmInput   *in = &m->inputs[r];
+
+			if (in->blockno < 0)
+				continue;
+			in->leading = get_buf(m);
+			SrmTapePrepRead(ts, in->run, 0, in->leading->data, &in->leading->io);
+			per_disk[in->run->blocks[0].disk]++;
+			maxper = Max(maxper, per_disk[in->run->blocks[0].disk]);
+		}
+		SrmIoSubmit(ts->io);
+		counters->parallel_reads += maxper;
+		for (r = 0; r < nruns; r++)
+			if (m->inputs[r].blockno >= 0)
+				set_leading(m, r, 0, m->inputs[r].leading);
+		pfree(per_disk);
+
+		/* steps 2-5 */
+		m->fh = SrmForecastBegin(keys, runs, nruns);
+		fill_oqs(m);
+		m->marked = dlist_is_empty(&m->lq) ? NULL :
+			dlist_container(SrmPlaceholder, lq_node, dlist_head_node(&m->lq));
+		/* steps 6-9 */
+		srm_prepare_reads(m);
+	}
+
+	/* step 2: the first item of every run into the main merge heap */
+	for (r = 0; r < nruns; r++)
+		if (input_head(m, r, &m->heap[m->nheap]))
+			m->nheap++;
+	for (i = m->nheap / 2 - 1; i >= 0; i--)
+		heap_sift_down(m, i);
+
+	MemoryContextSwitchTo(old);
+	return m;
+}
+
+/*
+ * SrmMergeNext
+ *		Step 11: the next item of the merge.  Pauses for the next
+ *		Parallel_Read (steps 12, 6-9) when the marked block begins to
+ *		participate.
+ */
+bool
+SrmMergeNext(SrmMerge *m, SrmTuple *out)
+{
+	int			r;
+
+	CHECK_FOR_INTERRUPTS();
+
+	/* what the previous call handed out may be recycled now */
+	if (m->release_buf != NULL)
+	{
+		put_buf(m, m->release_buf);
+		m->release_buf = NULL;
+	}
+	if (m->release_big != NULL)
+	{
+		pfree(m->release_big);
+		m->release_big = NULL;
+	}
+	if (m->refill_run >= 0)
+	{
+		dsm_read_super(m, m->refill_run, m->refill_super, m->refill_first);
+		m->refill_run = -1;
+	}
+
+	if (m->nheap == 0)
+		return false;
+
+	*out = m->heap[0];
+	r = out->src;
+	if (m->inputs[r].big_in_heap == out->tuple)
+	{
+		m->release_big = m->inputs[r].big_in_heap;
+		m->inputs[r].big_in_heap = NULL;
+	}
+	if (!input_head(m, r, &m->heap[0]))
+		m->heap[0] = m->heap[--m->nheap];
+	if (m->nheap > 1)
+		heap_sift_down(m, 0);
+
+	if (m->pause)
+	{
+		m->pause = false;
+		m->marked = m->next_marked;
+		srm_prepare_reads(m);
+	}
+	return true;
+}
+
+/*
+ * SrmMergeEnd
+ *		Wait for reads still in flight (their buffers are about to be
+ *		freed) and release the merge's memory.
+ */
+void
+SrmMergeEnd(SrmMerge *m)
+{
+	int			i;
+
+	for (i = 0; i < m->nbufs; i++)
+		wait_buf(m, &m->bufs[i]);
+	MemoryContextDelete(m->cxt);
+}

@@ -1,0 +1,48 @@
+/*-------------------------------------------------------------------------
+ *
+ * runs.h
+ *	  Run formation: a memory load of tuples, sorted and written as a run.
+ *
+ * IDENTIFICATION
+ *	  src/runs.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_RUNS_H
+#define SRM_RUNS_H
+
+#include "keys.h"
+#include "tape.h"
+
+typedef struct SrmArenaChunk SrmArenaChunk;
+
+/* The tuples of one memory load. */
+typedef struct SrmMemLoad
+{
+	SrmKeys    *keys;
+	MemoryContext cxt;			/* arena chunks; reset after each run */
+	SrmTuple   *tuples;
+	int64		ntuples;
+	int64		maxtuples;
+	char	   *arena_pos;
+	Size		arena_left;
+	Size		arena_bytes;	/* bytes of arena chunks allocated */
+	Size		chunk_size;
+} SrmMemLoad;
+
+extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
+extern void *SrmMemLoadAlloc(SrmMemLoad *load, Size len);
+extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
+extern void SrmMemLoadAdd(SrmMemLoad *load, void *tuple);
+extern void SrmMemLoadSort(SrmMemLoad *load);
+extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
+extern void SrmMemLoadReset(SrmMemLoad *load);
+
+/* Bytes the load occupies: arena chunks and the tuple array. */
+static inline Size
+SrmMemLoadBytes(SrmMemLoad *load)
+{
+	return load->arena_bytes + load->maxtuples * sizeof(SrmTuple);
+}
+
+#endif							/* SRM_RUNS_H */

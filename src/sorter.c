@@ -1,0 +1,809 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorter.c
+ *	  The srmsort engine: run formation, merge planning and the merges.
+ *
+ * A sort starts in memory.  If its input fits in the budget it is sorted
+ * there and nothing is written.  Otherwise it becomes external: the block
+ * size is chosen (the configured one, or a smaller one down to 32kB when
+ * that saves a merge pass for the expected input), the workfile disks are
+ * opened, and every memory load is sorted and written as a run striped
+ * over the disks from a random start disk (SRM) or from disk 0 (DSM).
+ *
+ * At SrmSorterPerform the merges are planned as in the SRM paper §4.1.3:
+ * the smallest merge order R that still gives the minimal number of passes
+ * with (2R + D) input blocks, 2D output blocks (intermediate merges only)
+ * and the forecast data of all runs within the budget.  Intermediate merges
+ * always merge the smallest runs; the final merge streams to the caller.
+ *
+ * Memory: everything lives in the sorter's context, a child of the context
+ * current at Begin.  A reset callback on it drains in-flight I/O and closes
+ * the workfiles' kernel fds when the context goes away without
+ * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
+ * owner deletes the files themselves.
+ *
+ * IDENTIFICATION
+ *	  src/sorter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "merge.h"
+#include "runs.h"
+#include "sorter.h"
+#include "srmsort.h"
+
+typedef enum SrmSortState
+{
+	SS_INITIAL,					/* loading, everything still in memory */
+	SS_BUILDRUNS,				/* loading, runs being written */
+	SS_SORTEDINMEM,				/* sorted in memory */
+	SS_FINALMERGE				/* final merge streams the result */
+} SrmSortState;
+
+struct SrmSorter
+{
+	MemoryContext cxt;
+	MemoryContextCallback cb;
+	bool		ended;
+	SrmKeys    *keys;
+	int			flags;
+	Size		budget;
+	double		est_input;
+	SrmSortState state;
+	bool		dsm;
+	SrmMemLoad	load;
+
+	/* external sorts */
+	SrmTapeSet *ts;
+	int			block_size;
+	SrmRun	  **runs;
+	int			nruns;
+	int			maxruns;
+	int			nwbufs;
+	char	  **wbufs;
+	SrmIo	   *wios;
+	SrmMerge   *merge;
+	SrmMergeCounters counters;
+	int			merge_order;
+	int			passes;
+	int64		nruns_initial;
+	bool		warned_memory;
+
+	/* reading */
+	int64		readpos;
+	int64		markpos;
+
+	/* statistics */
+	int64		tuples;
+	int64		input_bytes;
+	Size		mem_peak;
+};
+
+static void sorter_reset_callback(void *arg);
+
+/* Bytes charged to the budget right now. */
+static Size
+mem_used(SrmSorter *s)
+{
+	Size		used = SrmMemLoadBytes(&s->load);
+	int			i;
+
+	used += (Size) s->nwbufs * (s->block_size + SRM_IO_ALIGN);
+	for (i = 0; i < s->nruns; i++)
+		used += s->runs[i]->forecast_bytes;
+	return used;
+}
+
+static inline void
+note_mem(SrmSorter *s, Size used)
+{
+	if (used > s->mem_peak)
+		s->mem_peak = used;
+}
+
+/*
+ * sorter_create
+ *		Common part of the Begin functions: the sorter's context and state.
+ */
+static SrmSorter *
+sorter_create(int workMemKB, double estInputBytes, int flags)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "srmsort",
+											  ALLOCSET_DEFAULT_SIZES);
+	SrmSorter  *s = MemoryContextAllocZero(cxt, sizeof(SrmSorter));
+
+	s->cxt = cxt;
+	s->flags = flags;
+	s->budget = (Size) Max(workMemKB, 64) * 1024;
+	s->est_input = estInputBytes;
+	s->state = SS_INITIAL;
+	s->dsm = (srmsort_merge_strategy == SRM_MERGE_DSM);
+	s->cb.func = sorter_reset_callback;
+	s->cb.arg = s;
+	MemoryContextRegisterResetCallback(cxt, &s->cb);
+	return s;
+}
+
+/*
+ * SrmSorterBeginHeap
+ *		A sort of tuples of tupdesc; see sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
+				   Oid *sortOperators, Oid *sortCollations,
+				   bool *nullsFirstFlags, int workMemKB,
+				   double estInputBytes, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, estInputBytes, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->keys = SrmKeysMakeHeap(tupdesc, nkeys, attNums, sortOperators,
+							  sortCollations, nullsFirstFlags);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/*
+ * SrmSorterBeginIndex
+ *		A sort of btree index tuples of indexRel; see sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
+					double estInputBytes, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, estInputBytes, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->keys = SrmKeysMakeIndex(heapRel, indexRel);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/* ---------- external sort set-up ---------- */
+
+/*
+ * passes_for
+ *		Merge passes needed for nruns runs with final merge order rf and
+ *		intermediate merge order ri.
+ */
+static int
+passes_for(double nruns, int rf, int ri)
+{
+	int			p = 1;
+	double		cap = rf;
+
+	if (rf < 2)
+		return INT_MAX / 2;
+	while (cap < nruns)
+	{
+		if (ri < 2)
+			return INT_MAX / 2;
+		cap *= ri;
+		p++;
+	}
+	return p;
+}
+
+/*
+ * srm_order
+ *		Largest merge order m buffers of B bytes allow: 2R + D buffers (SRM)
+ *		or 2D per run (DSM).
+ */
+static int
+srm_order(SrmSorter *s, double nbufs, int D)
+{
+	double		r;
+
+	if (s->dsm)
+		r = floor(nbufs / (2.0 * D));
+	else
+		r = floor((nbufs - D) / 2.0);
+	return (int) Max(Min(r, (double) srmsort_max_merge_order), 0);
+}
+
+/*
+ * choose_block_size
+ *		The largest block size, between 32kB and srmsort.block_size, that
+ *		gives the minimal number of merge passes for the expected input.
+ */
+static int
+choose_block_size(SrmSorter *s, int D)
+{
+	/* without an estimate, or with a small one, expect a large input */
+	double		est = Max(s->est_input,
+						  (double) (s->est_input > 0 ? 8 : 64) * s->budget);
+	double		nruns = ceil(est / (0.9 * s->budget));
+	int			best = SRM_MIN_BLOCK_KB * 1024;
+	int			best_passes = INT_MAX;
+	int			B;
+
+	for (B = srmsort_block_size * 1024; B >= SRM_MIN_BLOCK_KB * 1024; B /= 2)
+	{
+		double		per = B + SRM_IO_ALIGN;
+		int			rf = srm_order(s, s->budget / per, D);
+		int			ri = srm_order(s, s->budget / per - 2.0 * D, D);
+		int			p = passes_for(nruns, rf, ri);
+
+		/* fewer passes, or still infeasible: a smaller block is better */
+		if (p < best_passes || p >= INT_MAX / 2)
+		{
+			best_passes = p;
+			best = B;
+		}
+	}
+	return best;
+}
+
+/*
+ * go_external
+ *		The first run is due: choose the block size, open the disks and
+ *		allocate the 2D write buffers.
+ */
+static void
+go_external(SrmSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	bool		byval;
+	int16		typlen;
+	int			D;
+	int			i;
+
+	SrmKeysKey0Type(s->keys, &byval, &typlen);
+	/* the disk count is needed for the block size: open with a probe size */
+	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, byval, typlen,
+							 SrmKeysGetKey0, s->keys);
+	D = s->ts->ndisks;
+	s->block_size = choose_block_size(s, D);
+	s->ts->block_size = s->block_size;
+
+	s->nwbufs = 2 * D;
+	s->wbufs = palloc(s->nwbufs * sizeof(char *));
+	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
+	for (i = 0; i < s->nwbufs; i++)
+		s->wbufs[i] = SrmTapeAllocBuffer(s->ts, s->cxt);
+
+	s->maxruns = 64;
+	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
+	s->state = SS_BUILDRUNS;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * new_run
+ *		An empty run on a random start disk (SRM) or disk 0 (DSM).
+ */
+static SrmRun *
+new_run(SrmSorter *s)
+{
+	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));
+}
+
+/*
+ * add_run
+ *		Append a finished run to the sort's list of runs.
+ */
+static void
+add_run(SrmSorter *s, SrmRun *run)
+{
+	if (s->nruns >= s->maxruns)
+	{
+		s->maxruns *= 2;
+		s->runs = repalloc(s->runs, s->maxruns * sizeof(SrmRun *));
+	}
+	s->runs[s->nruns++] = run;
+}
+
+/*
+ * dump_run
+ *		Sort the memory load and write it as a run.
+ */
+static void
+dump_run(SrmSorter *s)
+{
+	MemoryContext old;
+	SrmRun	   *run;
+	SrmRunWriter *w;
+
+	if (s->state == SS_INITIAL)
+		go_external(s);
+	if (s->load.ntuples == 0)
+		return;
+
+	old = MemoryContextSwitchTo(s->cxt);
+	SrmMemLoadSort(&s->load);
+	run = new_run(s);
+	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
+	SrmMemLoadWriteRun(&s->load, w);
+	SrmRunWriterEnd(w);
+	add_run(s, run);
+	s->nruns_initial++;
+	SrmMemLoadReset(&s->load);
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- input ---------- */
+
+/*
+ * put_tuple
+ *		Copy a tuple of len bytes into the load, writing a run first if the
+ *		budget is full.
+ */
+static void
+put_tuple(SrmSorter *s, const void *tuple, Size len)
+{
+	SrmMemLoad *load = &s->load;
+	void	   *copy;
+
+	if (load->ntuples >= load->maxtuples &&
+		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
+		dump_run(s);
+	if (load->ntuples > 0 && MAXALIGN(len) > load->arena_left &&
+		mem_used(s) + Max(load->chunk_size, MAXALIGN(len)) > s->budget)
+		dump_run(s);
+
+	copy = SrmMemLoadAlloc(load, len);
+	memcpy(copy, tuple, len);
+	SrmMemLoadAdd(load, copy);
+	if (s->state == SS_INITIAL)
+		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
+
+	s->tuples++;
+	s->input_bytes += len;
+	note_mem(s, mem_used(s));
+}
+
+/*
+ * SrmSorterPutSlot
+ *		Copy the slot's tuple into the sort.
+ */
+void
+SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
+{
+	bool		shouldFree;
+	MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+
+	put_tuple(s, mt, mt->t_len);
+	if (shouldFree)
+		pfree(mt);
+}
+
+/*
+ * SrmSorterPutIndexValues
+ *		Form an index tuple pointing at heap TID self and add it to the sort.
+ */
+void
+SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
+						Datum *values, bool *isnull)
+{
+	IndexTuple	itup = index_form_tuple(RelationGetDescr(indexRel), values,
+										isnull);
+
+	itup->t_tid = *self;
+	put_tuple(s, itup, IndexTupleSize(itup));
+	pfree(itup);
+}
+
+/* ---------- sorting and merging ---------- */
+
+/*
+ * merge_buffers
+ *		Input block buffers a merge can have with avail bytes.
+ */
+static int
+merge_buffers(SrmSorter *s, double avail)
+{
+	return (int) Max(avail / (s->block_size + SRM_IO_ALIGN), 0);
+}
+
+/*
+ * forecast_bytes
+ *		Memory held by the forecast data of all runs.
+ */
+static Size
+forecast_bytes(SrmSorter *s)
+{
+	Size		sum = 0;
+	int			i;
+
+	for (i = 0; i < s->nruns; i++)
+		sum += s->runs[i]->forecast_bytes;
+	return sum;
+}
+
+/*
+ * take_smallest_runs
+ *		Move the k smallest runs to the end of s->runs (so that merging
+ *		them moves the least data) and return a pointer to them.
+ */
+static SrmRun **
+take_smallest_runs(SrmSorter *s, int k)
+{
+	int			i,
+				j;
+
+	/* selection: the i-th smallest goes to position nruns - 1 - i */
+	for (i = 0; i < k; i++)
+	{
+		int			pos = s->nruns - 1 - i;
+		int			small = pos;
+		SrmRun	   *tmp;
+
+		for (j = 0; j < pos; j++)
+			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
+				small = j;
+		tmp = s->runs[pos];
+		s->runs[pos] = s->runs[small];
+		s->runs[small] = tmp;
+	}
+	return &s->runs[s->nruns - k];
+}
+
+/*
+ * merge_runs_to_one
+ *		An intermediate merge: the k smallest runs become one new run.
+ */
+static void
+merge_runs_to_one(SrmSorter *s, int k, int nbufs)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	SrmRun	  **inputs = take_smallest_runs(s, k);
+	SrmRun	   *out = new_run(s);
+	SrmRunWriter *w;
+	SrmMerge   *m;
+	SrmTuple	t;
+	int			i;
+
+	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
+	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
+	while (SrmMergeNext(m, &t))
+		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple));
+	SrmRunWriterEnd(w);
+	SrmMergeEnd(m);
+
+	for (i = 0; i < k; i++)
+		SrmRunFree(s->ts, inputs[i]);
+	s->nruns -= k;
+	add_run(s, out);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * merge_all
+ *		Plan the merges (paper §4.1.3), run the intermediate ones and start
+ *		the final merge.
+ */
+static void
+merge_all(SrmSorter *s)
+{
+	int			D = s->ts->ndisks;
+	double		avail = (double) s->budget - forecast_bytes(s);
+	int			out_bufs = 2 * D;
+	int			rf = srm_order(s, merge_buffers(s, avail), D);
+	int			ri = srm_order(s, merge_buffers(s, avail) - out_bufs, D);
+	int			min_order = 2;
+	int			R;
+	int			nbufs;
+
+	/* too little memory: use the smallest workable merge and say so */
+	if (rf < min_order || (s->nruns > rf && ri < min_order))
+	{
+		if (!s->warned_memory)
+			ereport(NOTICE,
+					(errmsg("srmsort needs more memory than the sort's budget for %d workfile disks",
+							D),
+					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB.",
+							   s->budget / 1024, s->block_size / 1024,
+							   (Size) (s->dsm ? 8 * D : 4 + 3 * D) * (s->block_size / 1024)),
+					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
+		s->warned_memory = true;
+		rf = Max(rf, min_order);
+		ri = Max(ri, min_order);
+	}
+
+	s->passes = passes_for(s->nruns, rf, ri);
+
+	/* the smallest R with the same number of passes */
+	for (R = 2; R < Max(rf, 2); R++)
+		if (passes_for(s->nruns, Min(R, rf), Min(R, ri)) <= s->passes)
+			break;
+	s->merge_order = Min(Max(R, 2), Max(rf, 2));
+
+	/* intermediate merges, of the smallest runs first */
+	while (s->nruns > rf)
+	{
+		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
+
+		k = Max(k, 2);
+		nbufs = Max(merge_buffers(s, avail) - out_bufs,
+					s->dsm ? 2 * D * k : 2 * k + D);
+		merge_runs_to_one(s, k, nbufs);
+		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+	}
+
+	/* the final merge: no output buffers */
+	pfree(s->wbufs);
+	s->wbufs = NULL;
+	s->nwbufs = 0;
+	avail = (double) s->budget - forecast_bytes(s);
+	nbufs = Max(merge_buffers(s, avail), 2 * s->nruns + D);
+	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
+							 &s->counters);
+	note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+	s->state = SS_FINALMERGE;
+}
+
+/*
+ * SrmSorterPerform
+ *		All input is in: sort in memory, or write the last run and merge.
+ */
+void
+SrmSorterPerform(SrmSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	if (s->state == SS_INITIAL)
+	{
+		SrmMemLoadSort(&s->load);
+		s->state = SS_SORTEDINMEM;
+		s->readpos = 0;
+	}
+	else
+	{
+		dump_run(s);
+		pfree(s->load.tuples);
+		s->load.tuples = NULL;
+		s->load.maxtuples = 0;
+		merge_all(s);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- output ---------- */
+
+/*
+ * next_tuple
+ *		The next tuple of the sorted result, or NULL at the end.
+ */
+static void *
+next_tuple(SrmSorter *s, bool forward)
+{
+	if (s->state == SS_SORTEDINMEM)
+	{
+		if (forward)
+		{
+			if (s->readpos >= s->load.ntuples)
+			{
+				s->readpos = s->load.ntuples + 1;
+				return NULL;
+			}
+			return s->load.tuples[s->readpos++].tuple;
+		}
+		if (!(s->flags & SRM_SORT_RANDOMACCESS))
+			elog(ERROR, "srmsort: backward fetch needs random access");
+		/* readpos is one past the last tuple returned */
+		if (s->readpos <= 1)
+		{
+			s->readpos = 0;
+			return NULL;
+		}
+		s->readpos--;
+		return s->load.tuples[s->readpos - 1].tuple;
+	}
+	if (s->state == SS_FINALMERGE)
+	{
+		SrmTuple	t;
+
+		if (!forward)
+			elog(ERROR, "srmsort: backward fetch needs random access");
+		if (SrmMergeNext(s->merge, &t))
+			return t.tuple;
+		return NULL;
+	}
+	elog(ERROR, "srmsort: fetch before the sort was performed");
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * SrmSorterGetSlot
+ *		Store the next tuple in slot; false at the end.
+ */
+bool
+SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
+{
+	void	   *tuple = next_tuple(s, forward);
+
+	if (tuple == NULL)
+	{
+		ExecClearTuple(slot);
+		return false;
+	}
+	ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
+	return true;
+}
+
+/*
+ * SrmSorterGetIndexTuple
+ *		The next index tuple, or NULL at the end.
+ */
+IndexTuple
+SrmSorterGetIndexTuple(SrmSorter *s)
+{
+	return (IndexTuple) next_tuple(s, true);
+}
+
+/*
+ * SrmSorterRescan
+ *		Start reading the result from the beginning again.
+ */
+void
+SrmSorterRescan(SrmSorter *s)
+{
+	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: rescan needs random access");
+	s->readpos = 0;
+}
+
+/*
+ * SrmSorterMarkPos
+ *		Remember the current read position.
+ */
+void
+SrmSorterMarkPos(SrmSorter *s)
+{
+	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: mark needs random access");
+	s->markpos = s->readpos;
+}
+
+/*
+ * SrmSorterRestorePos
+ *		Go back to the position remembered by SrmSorterMarkPos.
+ */
+void
+SrmSorterRestorePos(SrmSorter *s)
+{
+	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: restore needs random access");
+	s->readpos = s->markpos;
+}
+
+/* ---------- statistics and end ---------- */
+
+/*
+ * SrmSortMethodName
+ *		The name EXPLAIN shows for a method.
+ */
+const char *
+SrmSortMethodName(SrmSortMethod method)
+{
+	switch (method)
+	{
+		case SRM_METHOD_STILL_RUNNING:
+			return "still in progress";
+		case SRM_METHOD_QUICKSORT:
+			return "quicksort";
+		case SRM_METHOD_SRM:
+			return "external SRM merge";
+		case SRM_METHOD_DSM:
+			return "external DSM merge";
+	}
+	return "unknown";
+}
+
+/*
+ * SrmSorterGetStats
+ *		The facts of the sort so far.
+ */
+void
+SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
+{
+	memset(st, 0, sizeof(SrmSortStats));
+	if (s->state == SS_SORTEDINMEM)
+		st->method = SRM_METHOD_QUICKSORT;
+	else if (s->state == SS_FINALMERGE)
+		st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
+	else
+		st->method = SRM_METHOD_STILL_RUNNING;
+	st->tuples = s->tuples;
+	st->input_bytes = s->input_bytes;
+	st->mem_peak = s->mem_peak;
+	st->mem_budget = s->budget;
+	st->runs = s->nruns_initial;
+	st->merge_order = s->merge_order;
+	st->passes = s->passes;
+	st->parallel_reads = s->counters.parallel_reads;
+	st->flushes = s->counters.flushes;
+	st->stalls = s->counters.stalls;
+	if (s->ts != NULL)
+	{
+		int			i;
+		int			len = 0;
+
+		st->ndisks = s->ts->ndisks;
+		st->block_size = s->block_size;
+		st->blocks_read = s->ts->blocks_read;
+		st->blocks_written = s->ts->blocks_written;
+		st->temp_read = s->ts->blocks_read * s->block_size;
+		st->temp_written = s->ts->blocks_written * s->block_size;
+		st->temp_peak = s->ts->peak_slots_in_use * s->block_size;
+		st->io_wait_ms = s->ts->io->wait_ms;
+		if (s->counters.blocks_consumed > 0)
+			st->nu = (double) s->counters.parallel_reads /
+				((double) s->counters.blocks_consumed / s->ts->ndisks);
+		for (i = 0; i < s->ts->ndisks && len < (int) sizeof(st->disk_names) - 1; i++)
+			len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
+							"%s%s", i > 0 ? ", " : "",
+							s->ts->disks->disks[i].spcname);
+	}
+}
+
+/*
+ * trace_stats
+ *		Log the facts of the sort (srmsort.trace).
+ */
+static void
+trace_stats(SrmSorter *s)
+{
+	SrmSortStats st;
+
+	SrmSorterGetStats(s, &st);
+	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), block=%dkB, "
+		 "runs=%lld, merge order=%d, passes=%d, parallel reads=%lld, nu=%.3f, "
+		 "flushes=%lld, stalls=%lld, temp written=%lldkB read=%lldkB peak=%lldkB, "
+		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB",
+		 SrmSortMethodName(st.method), (long long) st.tuples,
+		 (long long) st.input_bytes, st.ndisks, st.disk_names,
+		 st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
+		 (long long) st.parallel_reads, st.nu, (long long) st.flushes,
+		 (long long) st.stalls, (long long) (st.temp_written / 1024),
+		 (long long) (st.temp_read / 1024), (long long) (st.temp_peak / 1024),
+		 st.io_wait_ms, (long long) (st.mem_peak / 1024),
+		 (long long) (st.mem_budget / 1024));
+}
+
+/*
+ * sorter_reset_callback
+ *		The sorter's memory is going away without SrmSorterEnd (an error):
+ *		drain I/O into its buffers and close the workfiles' kernel fds.
+ */
+static void
+sorter_reset_callback(void *arg)
+{
+	SrmSorter  *s = (SrmSorter *) arg;
+
+	if (s->ended)
+		return;
+	s->ended = true;
+	if (s->ts != NULL)
+		SrmTapeSetClose(s->ts, true);
+}
+
+/*
+ * SrmSorterEnd
+ *		Release everything the sort holds.
+ */
+void
+SrmSorterEnd(SrmSorter *s)
+{
+	if (srmsort_trace)
+		trace_stats(s);
+	if (s->merge != NULL)
+		SrmMergeEnd(s->merge);
+	if (s->ts != NULL)
+		SrmTapeSetClose(s->ts, false);
+	s->ended = true;
+	MemoryContextDelete(s->cxt);
+}

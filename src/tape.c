@@ -1,0 +1,497 @@
+/*-------------------------------------------------------------------------
+ *
+ * tape.c
+ *	  Striped runs: block format, placement over the disks, block reuse.
+ *
+ * A run is a sequence of fixed-size blocks (the sort's block size B).
+ * Block i of a run whose start disk is s lives on disk (s + i) mod D; s is
+ * drawn uniformly at random per run (SRM), or is 0 for every run (DSM).
+ * Each disk has one workfile, an array of B-byte block slots.  A slot is
+ * released when the merge has the block in memory for good (it has become
+ * a leading block), and later writes on the same disk reuse released slots
+ * first, so the workfiles stay close to the size of the data.
+ *
+ * Block format: an SrmBlockHeader, then records (SrmRecordHeader + tuple,
+ * MAXALIGNed) that never straddle blocks -- except a record too large for
+ * one block, which starts a "BIG" block and continues in the following
+ * "CONT" blocks, with no other record in them.  Blocks are always written
+ * whole (B bytes), so that O_DIRECT needs no special cases.
+ *
+ * Forecast data is produced while writing: when a block that begins
+ * records is closed, the first key of its last record is copied into the
+ * run's forecast list (memory the sorter counts against its budget).
+ *
+ * Nothing here knows about tuples beyond their length and the key
+ * extraction callback supplied by the sorter.
+ *
+ * IDENTIFICATION
+ *	  src/tape.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/instrument.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+#include "srmsort.h"
+#include "tape.h"
+
+/*
+ * SrmTapeSetCreate
+ *		Open the workfile disks and an I/O set for a sort with blocks of
+ *		block_size bytes, in CurrentMemoryContext.
+ */
+SrmTapeSet *
+SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
+				 SrmKeyFn keyfn, void *keyarg)
+{
+	SrmTapeSet *ts = palloc0(sizeof(SrmTapeSet));
+	int			d;
+
+	ts->cxt = CurrentMemoryContext;
+	ts->block_size = block_size;
+	ts->key_byval = key_byval;
+	ts->key_typlen = key_typlen;
+	ts->keyfn = keyfn;
+	ts->keyarg = keyarg;
+
+	if (srmsort_random_seed >= 0)
+		pg_prng_seed(&ts->prng, (uint64) srmsort_random_seed);
+	else
+		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
+
+	ts->disks = SrmDiskSetOpen();
+	ts->ndisks = ts->disks->ndisks;
+	ts->io = SrmIoSetCreate();
+
+	ts->nslots = palloc0(ts->ndisks * sizeof(int32));
+	ts->nfree = palloc0(ts->ndisks * sizeof(int32));
+	ts->freecap = palloc0(ts->ndisks * sizeof(int32));
+	ts->freeslots = palloc0(ts->ndisks * sizeof(int32 *));
+	for (d = 0; d < ts->ndisks; d++)
+	{
+		ts->freecap[d] = 64;
+		ts->freeslots[d] = palloc(ts->freecap[d] * sizeof(int32));
+	}
+	return ts;
+}
+
+/*
+ * SrmTapeSetClose
+ *		Wait for all I/O of the set, then close and delete the workfiles.
+ *		With in_abort, never ERRORs (see SrmDiskSetClose).
+ */
+void
+SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
+{
+	if (ts->io)
+		SrmIoDrain(ts->io);
+	if (ts->disks)
+		SrmDiskSetClose(ts->disks, in_abort);
+}
+
+/*
+ * SrmTapeRandomDisk
+ *		A start disk drawn uniformly at random.
+ */
+int
+SrmTapeRandomDisk(SrmTapeSet *ts)
+{
+	return (int) pg_prng_uint64_range(&ts->prng, 0, ts->ndisks - 1);
+}
+
+/*
+ * SrmRunCreate
+ *		An empty run starting on start_disk, with its own memory context.
+ */
+SrmRun *
+SrmRunCreate(SrmTapeSet *ts, int start_disk)
+{
+	MemoryContext old = MemoryContextSwitchTo(ts->cxt);
+	SrmRun	   *run = palloc0(sizeof(SrmRun));
+
+	run->start_disk = start_disk;
+	run->maxblocks = 16;
+	run->blocks = palloc(run->maxblocks * sizeof(SrmBlockRef));
+	run->maxforecast = 16;
+	run->forecast = palloc(run->maxforecast * sizeof(SrmForecastEntry));
+	run->forecast_bytes = GetMemoryChunkSpace(run) +
+		GetMemoryChunkSpace(run->blocks) + GetMemoryChunkSpace(run->forecast);
+	MemoryContextSwitchTo(old);
+	return run;
+}
+
+/*
+ * SrmRunFree
+ *		Release the run's remaining block slots and its memory.
+ */
+void
+SrmRunFree(SrmTapeSet *ts, SrmRun *run)
+{
+	int64		i;
+
+	for (i = 0; i < run->nblocks; i++)
+		SrmTapeReleaseBlock(ts, run, i);
+	if (!ts->key_byval)
+		for (i = 0; i < run->nforecast; i++)
+			if (!run->forecast[i].isnull)
+				pfree(DatumGetPointer(run->forecast[i].key));
+	pfree(run->blocks);
+	pfree(run->forecast);
+	pfree(run);
+}
+
+/*
+ * alloc_slot
+ *		A free block slot on disk d: a released one, or a new one at the end
+ *		of the workfile (checked against temp_file_limit first).
+ */
+static int32
+alloc_slot(SrmTapeSet *ts, int d)
+{
+	int32		slot;
+
+	if (ts->nfree[d] > 0)
+		slot = ts->freeslots[d][--ts->nfree[d]];
+	else
+	{
+		slot = ts->nslots[d];
+		SrmDiskExtend(ts->disks, d, (off_t) (slot + 1) * ts->block_size);
+		ts->nslots[d]++;
+	}
+	ts->slots_in_use++;
+	if (ts->slots_in_use > ts->peak_slots_in_use)
+		ts->peak_slots_in_use = ts->slots_in_use;
+	return slot;
+}
+
+/*
+ * SrmTapeReleaseBlock
+ *		Give block blockno's slot back to its disk for reuse.  Idempotent.
+ */
+void
+SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno)
+{
+	SrmBlockRef *ref = &run->blocks[blockno];
+	int			d = ref->disk;
+
+	if (ref->slot < 0)
+		return;
+	if (ts->nfree[d] >= ts->freecap[d])
+	{
+		ts->freecap[d] *= 2;
+		ts->freeslots[d] = repalloc(ts->freeslots[d],
+									ts->freecap[d] * sizeof(int32));
+	}
+	ts->freeslots[d][ts->nfree[d]++] = ref->slot;
+	ref->slot = -1;
+	ts->slots_in_use--;
+}
+
+/*
+ * SrmTapeAllocBuffer
+ *		A block buffer in cxt, aligned for O_DIRECT.
+ */
+char *
+SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt)
+{
+	char	   *raw = MemoryContextAlloc(cxt, ts->block_size + SRM_IO_ALIGN);
+
+	return (char *) TYPEALIGN(SRM_IO_ALIGN, raw);
+}
+
+/*
+ * SrmTapePrepRead
+ *		Prepare (not submit) the read of block blockno of run into buf.
+ */
+void
+SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
+				SrmIo *io)
+{
+	SrmBlockRef *ref = &run->blocks[blockno];
+	SrmDisk    *disk = &ts->disks->disks[ref->disk];
+
+	Assert(ref->slot >= 0);
+	SrmIoPrepRead(ts->io, io, disk->fd, disk->path, buf, ts->block_size,
+				  (off_t) ref->slot * ts->block_size);
+	disk->reads++;
+	disk->bytes_read += ts->block_size;
+	ts->blocks_read++;
+	pgBufferUsage.temp_blks_read += ts->block_size / BLCKSZ;
+}
+
+/*
+ * SrmTapeCheckBlock
+ *		Verify that buf holds block blockno of a run.
+ */
+void
+SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) buf;
+
+	if (hdr->magic != SRM_BLOCK_MAGIC || hdr->blockno != (uint32) blockno ||
+		hdr->used > (uint32) ts->block_size)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("srmsort workfile block %lld of a run is corrupt",
+						(long long) blockno)));
+}
+
+/*
+ * add_forecast
+ *		Append the forecast entry "key predicts block next_head" to run,
+ *		copying a by-reference key into the run's memory.
+ */
+static void
+add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
+			 int64 next_head)
+{
+	SrmForecastEntry *e;
+
+	if (run->nforecast >= run->maxforecast)
+	{
+		run->forecast_bytes -= GetMemoryChunkSpace(run->forecast);
+		run->maxforecast *= 2;
+		run->forecast = repalloc(run->forecast,
+								 run->maxforecast * sizeof(SrmForecastEntry));
+		run->forecast_bytes += GetMemoryChunkSpace(run->forecast);
+	}
+	e = &run->forecast[run->nforecast++];
+	e->isnull = isnull;
+	e->next_head = next_head;
+	if (isnull || ts->key_byval)
+		e->key = key;
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(ts->cxt);
+
+		e->key = datumCopy(key, false, ts->key_typlen);
+		run->forecast_bytes += GetMemoryChunkSpace(DatumGetPointer(e->key));
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * SrmRunWriterBegin
+ *		Start writing run through nbufs caller-owned block buffers (with
+ *		their SrmIo structs); 2*D buffers give full parallelism.
+ */
+SrmRunWriter *
+SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run, int nbufs, char **bufs,
+				  SrmIo *ios)
+{
+	SrmRunWriter *w = palloc0(sizeof(SrmRunWriter));
+
+	w->ts = ts;
+	w->run = run;
+	w->nbufs = nbufs;
+	w->bufs = bufs;
+	w->ios = ios;
+	w->cur = 0;
+	w->have_block = false;
+	return w;
+}
+
+/*
+ * open_block
+ *		Start a new block of the run in the next free buffer.
+ */
+static void
+open_block(SrmRunWriter *w, uint32 flags)
+{
+	SrmTapeSet *ts = w->ts;
+	SrmRun	   *run = w->run;
+	SrmBlockHeader *hdr;
+	SrmIo	   *io = &w->ios[w->cur];
+
+	/* the buffer may still be on its way to disk */
+	if (io->state != SRM_IO_IDLE)
+		SrmIoWait(ts->io, io);
+
+	if (run->nblocks >= run->maxblocks)
+	{
+		run->forecast_bytes -= GetMemoryChunkSpace(run->blocks);
+		run->maxblocks *= 2;
+		run->blocks = repalloc(run->blocks, run->maxblocks * sizeof(SrmBlockRef));
+		run->forecast_bytes += GetMemoryChunkSpace(run->blocks);
+	}
+	run->blocks[run->nblocks].disk = SrmRunBlockDisk(ts, run, run->nblocks);
+	run->blocks[run->nblocks].slot = -1;
+	run->blocks[run->nblocks].flags = flags;
+
+	hdr = (SrmBlockHeader *) w->bufs[w->cur];
+	hdr->magic = SRM_BLOCK_MAGIC;
+	hdr->used = SRM_BLOCK_HDRSZ;
+	hdr->nrecords = 0;
+	hdr->flags = flags;
+	hdr->ncont = 0;
+	hdr->blockno = (uint32) run->nblocks;
+	w->pos = w->bufs[w->cur] + SRM_BLOCK_HDRSZ;
+	w->cur_head = run->nblocks;
+	run->nblocks++;
+	w->have_block = true;
+}
+
+/*
+ * write_block
+ *		Issue the write of the block in the current buffer and move on to
+ *		the next buffer.
+ */
+static void
+write_block(SrmRunWriter *w)
+{
+	SrmTapeSet *ts = w->ts;
+	SrmRun	   *run = w->run;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) w->bufs[w->cur];
+	int64		blockno = hdr->blockno;
+	SrmBlockRef *ref = &run->blocks[blockno];
+	SrmDisk    *disk;
+
+	hdr->used = (uint32) (w->pos - w->bufs[w->cur]);
+	ref->slot = alloc_slot(ts, ref->disk);
+	disk = &ts->disks->disks[ref->disk];
+	SrmIoPrepWrite(ts->io, &w->ios[w->cur], disk->fd, disk->path,
+				   w->bufs[w->cur], ts->block_size,
+				   (off_t) ref->slot * ts->block_size);
+	SrmIoSubmit(ts->io);
+
+	disk->writes++;
+	disk->bytes_written += ts->block_size;
+	ts->blocks_written++;
+	run->nbytes += ts->block_size;
+	pgBufferUsage.temp_blks_written += ts->block_size / BLCKSZ;
+
+	w->cur = (w->cur + 1) % w->nbufs;
+	w->have_block = false;
+}
+
+/*
+ * close_head_block
+ *		Finish a block that begins records: record its forecast entry (the
+ *		key of its last record, predicting the block after it) and write it.
+ */
+static void
+close_head_block(SrmRunWriter *w)
+{
+	bool		isnull;
+	Datum		key = w->ts->keyfn(w->ts->keyarg, w->last_tuple, &isnull);
+
+	add_forecast(w->ts, w->run, key, isnull, w->run->nblocks);
+	write_block(w);
+}
+
+/*
+ * put_big
+ *		Write a record too large for one block over a BIG block and as many
+ *		CONT blocks as it needs.
+ */
+static void
+put_big(SrmRunWriter *w, const void *tuple, uint32 len)
+{
+	SrmTapeSet *ts = w->ts;
+	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
+	Size		total = SRM_RECORD_HDRSZ + len;
+	Size		done = 0;
+	uint32		ncont = (uint32) ((total + payload - 1) / payload - 1);
+	SrmRecordHeader rh;
+	bool		isnull;
+	Datum		key;
+	bool		first = true;
+
+	rh.len = len;
+	rh.reserved = 0;
+	while (done < total)
+	{
+		Size		chunk = Min(payload, total - done);
+		char	   *dst;
+
+		open_block(w, first ? SRM_BLOCK_BIG : SRM_BLOCK_CONT);
+		if (first)
+		{
+			SrmBlockHeader *hdr = (SrmBlockHeader *) w->bufs[w->cur];
+
+			hdr->nrecords = 1;
+			hdr->ncont = ncont;
+		}
+		dst = w->pos;
+		/* the stream is the record header followed by the tuple */
+		if (done < SRM_RECORD_HDRSZ)
+		{
+			memset(dst, 0, SRM_RECORD_HDRSZ);
+			memcpy(dst, &rh, sizeof(rh));
+			memcpy(dst + SRM_RECORD_HDRSZ, tuple, chunk - SRM_RECORD_HDRSZ);
+		}
+		else
+			memcpy(dst, (const char *) tuple + (done - SRM_RECORD_HDRSZ), chunk);
+		w->pos += chunk;
+		done += chunk;
+		first = false;
+		write_block(w);
+	}
+
+	/* the key of the big record predicts the next head block */
+	key = ts->keyfn(ts->keyarg, tuple, &isnull);
+	add_forecast(ts, w->run, key, isnull, w->run->nblocks);
+}
+
+/*
+ * SrmRunWriterPut
+ *		Append a tuple of len bytes to the run.
+ */
+void
+SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len)
+{
+	SrmTapeSet *ts = w->ts;
+	Size		recsz = SRM_RECORD_SIZE(len);
+	SrmRecordHeader *rh;
+	SrmBlockHeader *hdr;
+
+	if (recsz > ts->block_size - SRM_BLOCK_HDRSZ)
+	{
+		if (w->have_block)
+			close_head_block(w);
+		put_big(w, tuple, len);
+		w->run->nrecords++;
+		return;
+	}
+
+	if (!w->have_block)
+		open_block(w, 0);
+	else if (w->pos + recsz > w->bufs[w->cur] + ts->block_size)
+	{
+		close_head_block(w);
+		open_block(w, 0);
+	}
+
+	hdr = (SrmBlockHeader *) w->bufs[w->cur];
+	rh = (SrmRecordHeader *) w->pos;
+	rh->len = len;
+	rh->reserved = 0;
+	memcpy(w->pos + SRM_RECORD_HDRSZ, tuple, len);
+	w->last_tuple = w->pos + SRM_RECORD_HDRSZ;
+	w->pos += recsz;
+	hdr->nrecords++;
+	w->run->nrecords++;
+}
+
+/*
+ * SrmRunWriterEnd
+ *		Write the last block and wait until every block of the run is on
+ *		disk.  The last forecast entry predicts nothing.
+ */
+void
+SrmRunWriterEnd(SrmRunWriter *w)
+{
+	int			i;
+
+	if (w->have_block)
+		close_head_block(w);
+	for (i = 0; i < w->nbufs; i++)
+		if (w->ios[i].state != SRM_IO_IDLE)
+			SrmIoWait(w->ts->io, &w->ios[i]);
+	if (w->run->nforecast > 0)
+		w->run->forecast[w->run->nforecast - 1].next_head = -1;
+	pfree(w);
+}

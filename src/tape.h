@@ -1,0 +1,158 @@
+/*-------------------------------------------------------------------------
+ *
+ * tape.h
+ *	  Striped runs: block format, placement over the disks, block reuse.
+ *
+ * IDENTIFICATION
+ *	  src/tape.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_TAPE_H
+#define SRM_TAPE_H
+
+#include "common/pg_prng.h"
+
+#include "aio.h"
+#include "disks.h"
+
+#define SRM_BLOCK_MAGIC		0x53524d42	/* "SRMB" */
+
+/* block flags */
+#define SRM_BLOCK_BIG		0x01	/* one record begins here, continues */
+#define SRM_BLOCK_CONT		0x02	/* continuation of a BIG record */
+
+/* Every block starts with this header. */
+typedef struct SrmBlockHeader
+{
+	uint32		magic;
+	uint32		used;			/* bytes used, header included */
+	uint32		nrecords;		/* records that begin in this block */
+	uint32		flags;
+	uint32		ncont;			/* BIG: continuation blocks that follow */
+	uint32		blockno;		/* index of the block in its run */
+} SrmBlockHeader;
+
+#define SRM_BLOCK_HDRSZ		MAXALIGN(sizeof(SrmBlockHeader))
+
+/*
+ * Every record is a length word and the tuple, padded to MAXALIGN so that
+ * tuples can be used in place in the block buffer.
+ */
+typedef struct SrmRecordHeader
+{
+	uint32		len;			/* tuple bytes */
+	uint32		reserved;
+} SrmRecordHeader;
+
+#define SRM_RECORD_HDRSZ	MAXALIGN(sizeof(SrmRecordHeader))
+#define SRM_RECORD_SIZE(len) (SRM_RECORD_HDRSZ + MAXALIGN(len))
+
+/* Where one block of a run lives. */
+typedef struct SrmBlockRef
+{
+	int32		slot;			/* block slot in its disk's workfile */
+	int16		disk;
+	uint16		flags;			/* SRM_BLOCK_* of the block */
+} SrmBlockRef;
+
+/*
+ * Forecast data of a run: for every block that begins records (a "head"
+ * block), the first sort key of its last record.  Entry j predicts when
+ * the next head block, next_head[j], begins to participate in a merge.
+ */
+typedef struct SrmForecastEntry
+{
+	Datum		key;
+	bool		isnull;
+	int64		next_head;		/* block index forecast by this key, or -1 */
+} SrmForecastEntry;
+
+typedef struct SrmRun
+{
+	int			start_disk;
+	int64		nblocks;
+	int64		maxblocks;
+	SrmBlockRef *blocks;
+	int64		nrecords;
+	int64		nbytes;			/* bytes of blocks written */
+	int64		nforecast;
+	int64		maxforecast;
+	SrmForecastEntry *forecast;
+	Size		forecast_bytes; /* memory held by the run's bookkeeping */
+} SrmRun;
+
+/* Extracts the first key of a stored tuple (for forecast data). */
+typedef Datum (*SrmKeyFn) (void *arg, const void *tuple, bool *isnull);
+
+/*
+ * The workfile disks of one sort, the I/O set, and block slot bookkeeping.
+ */
+typedef struct SrmTapeSet
+{
+	SrmDiskSet *disks;
+	SrmIoSet   *io;
+	int			ndisks;
+	int			block_size;
+	bool		key_byval;		/* first key's type, for forecast copies */
+	int16		key_typlen;
+	SrmKeyFn	keyfn;
+	void	   *keyarg;
+	pg_prng_state prng;
+	MemoryContext cxt;
+	/* per disk: slots allocated in the workfile, and the free ones */
+	int32	   *nslots;
+	int32	  **freeslots;
+	int32	   *nfree;
+	int32	   *freecap;
+	int64		slots_in_use;
+	int64		peak_slots_in_use;
+	/* counters */
+	int64		blocks_written;
+	int64		blocks_read;
+} SrmTapeSet;
+
+/* A run being written, through 2*D block buffers. */
+typedef struct SrmRunWriter
+{
+	SrmTapeSet *ts;
+	SrmRun	   *run;
+	int			nbufs;
+	char	  **bufs;
+	SrmIo	   *ios;
+	int			cur;			/* buffer being filled */
+	char	   *pos;			/* fill position in bufs[cur] */
+	char	   *last_tuple;		/* last tuple put in bufs[cur] */
+	int64		cur_head;		/* block index of the block being filled */
+	bool		have_block;
+} SrmRunWriter;
+
+extern SrmTapeSet *SrmTapeSetCreate(int block_size, bool key_byval,
+									int16 key_typlen, SrmKeyFn keyfn,
+									void *keyarg);
+extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
+extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
+
+extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start_disk);
+extern void SrmRunFree(SrmTapeSet *ts, SrmRun *run);
+
+/* Block i of run lives on disk (start + i) mod D. */
+static inline int
+SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
+{
+	return (int) ((run->start_disk + i) % ts->ndisks);
+}
+
+extern char *SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt);
+extern void SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno,
+							char *buf, SrmIo *io);
+extern void SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno,
+							  char *buf);
+extern void SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno);
+
+extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
+									   int nbufs, char **bufs, SrmIo *ios);
+extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len);
+extern void SrmRunWriterEnd(SrmRunWriter *w);
+
+#endif							/* SRM_TAPE_H */
