@@ -231,6 +231,18 @@ SrmCompareAbbrev(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 							  keys->sortKeys);
 	if (cmp != 0)
 		return cmp;
+	return SrmCompareTiebreak(a, b, keys);
+}
+
+/*
+ * SrmCompareTiebreak
+ *		Tuples whose datum1 compare equal: decide on the full first key (if
+ *		datum1 is abbreviated) and the remaining keys.
+ */
+int
+SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp;
 
 	if (keys->abbreviating)
 	{

@@ -66,6 +66,12 @@ extern void SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated);
 /* Compare two tuples whose datum1 are abbreviated (run formation). */
 extern int	SrmCompareAbbrev(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
 
+/*
+ * Break a tie on datum1 (abbreviated or not): the full first key if it was
+ * abbreviated, then the other keys (and heap TIDs for index sorts).
+ */
+extern int	SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
+
 /* Compare two tuples whose datum1 are full values (merges). */
 extern int	SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
 

@@ -35,6 +35,68 @@
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/*
+ * Specializations for the common first-key comparators (as tuplesort has
+ * since PostgreSQL 15): datum1 is compared inline, ties go to the full
+ * comparison.  NULLs are handled by the Apply*SortComparator inlines.
+ */
+static inline int
+cmp_signed(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp = ApplySignedSortComparator(a->datum1, a->isnull1,
+												b->datum1, b->isnull1,
+												keys->sortKeys);
+
+	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
+}
+
+static inline int
+cmp_unsigned(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp = ApplyUnsignedSortComparator(a->datum1, a->isnull1,
+												  b->datum1, b->isnull1,
+												  keys->sortKeys);
+
+	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
+}
+
+static inline int
+cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	int			cmp = ApplyInt32SortComparator(a->datum1, a->isnull1,
+											   b->datum1, b->isnull1,
+											   keys->sortKeys);
+
+	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
+}
+
+#define ST_SORT srm_qsort_signed
+#define ST_ELEMENT_TYPE SrmTuple
+#define ST_COMPARE(a, b, arg) cmp_signed(a, b, arg)
+#define ST_COMPARE_ARG_TYPE SrmKeys
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT srm_qsort_unsigned
+#define ST_ELEMENT_TYPE SrmTuple
+#define ST_COMPARE(a, b, arg) cmp_unsigned(a, b, arg)
+#define ST_COMPARE_ARG_TYPE SrmKeys
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT srm_qsort_int32
+#define ST_ELEMENT_TYPE SrmTuple
+#define ST_COMPARE(a, b, arg) cmp_int32(a, b, arg)
+#define ST_COMPARE_ARG_TYPE SrmKeys
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 #define SRM_INITIAL_TUPLES	1024
 
 /*
@@ -122,7 +184,20 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple)
 void
 SrmMemLoadSort(SrmMemLoad *load)
 {
-	if (load->ntuples > 1)
+	SortSupport ssup = load->keys->sortKeys;
+
+	if (load->ntuples <= 1)
+		return;
+#if SIZEOF_DATUM >= 8
+	if (ssup->comparator == ssup_datum_signed_cmp)
+		srm_qsort_signed(load->tuples, load->ntuples, load->keys);
+	else
+#endif
+	if (ssup->comparator == ssup_datum_unsigned_cmp)
+		srm_qsort_unsigned(load->tuples, load->ntuples, load->keys);
+	else if (ssup->comparator == ssup_datum_int32_cmp)
+		srm_qsort_int32(load->tuples, load->ntuples, load->keys);
+	else
 		srm_qsort_tuples(load->tuples, load->ntuples, load->keys);
 }
 

@@ -1,0 +1,93 @@
+-- Differential tests: every ORDER BY below runs once through PostgreSQL's
+-- own sort and once through srmsort (external, many runs, several merge
+-- passes at work_mem = 64kB, four disks), and must give the same ordered
+-- keys and the same rows.
+\set ECHO none
+\ir ../test/sql/diff_helper.sql
+\set ECHO all
+CREATE EXTENSION IF NOT EXISTS srmsort;
+SET client_min_messages = warning;
+SET work_mem = '64kB';
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET srmsort.random_seed = 1;
+SET max_parallel_workers_per_gather = 0;
+SET extra_float_digits = 3;
+
+CREATE TYPE srm_pair AS (a int, b text);
+SELECT setseed(0.25);
+CREATE TABLE typ AS
+SELECT i,
+       nullif((random() * 65535 - 32768)::int2, 0) AS c_int2,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE (random() * 2e9 - 1e9)::int4 END AS c_int4,
+       CASE WHEN i % 41 = 0 THEN NULL ELSE ((random() - 0.5) * 9e18)::int8 END AS c_int8,
+       (CASE i % 50 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity'
+                    WHEN 3 THEN '-Infinity' WHEN 4 THEN '0'
+                    ELSE ((random() - 0.5) * 1e6)::text END)::float4 AS c_float4,
+       (CASE i % 50 WHEN 5 THEN 'NaN' WHEN 6 THEN '-0' WHEN 7 THEN 'Infinity'
+                    WHEN 8 THEN '-Infinity' WHEN 9 THEN '0' WHEN 10 THEN NULL
+                    ELSE ((random() - 0.5) * 1e12)::text END)::float8 AS c_float8,
+       CASE i % 7 WHEN 0 THEN 1.0 WHEN 1 THEN 1.00 ELSE round((random() * 1e6)::numeric, (i % 5)) END AS c_numeric,
+       (ARRAY['apple', 'Apple', 'APPLE', 'äpple', 'banana', 'Banana', 'résumé',
+              'resume', 'Zebra', 'zebra', '', ' ', 'a b', 'ab'])[1 + i % 14]
+           || CASE WHEN i % 3 = 0 THEN '' ELSE md5(i::text) END AS c_text,
+       substr(md5((i * 7)::text), 1, 1 + i % 20)::varchar(20) AS c_varchar,
+       decode(md5((i % 997)::text), 'hex') AS c_bytea,
+       md5((i % 1500)::text)::uuid AS c_uuid,
+       DATE '2000-01-01' + (random() * 20000)::int AS c_date,
+       TIMESTAMP '2000-01-01' + random() * INTERVAL '9000 days' AS c_timestamp,
+       TIMESTAMPTZ '2000-01-01 00:00+02' + random() * INTERVAL '9000 days' AS c_timestamptz,
+       random() * INTERVAL '3000 days' - INTERVAL '1500 days'
+           + (i % 3) * INTERVAL '1 month' AS c_interval,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE random() < 0.5 END AS c_bool,
+       ARRAY[(random() * 5)::int, (random() * 5)::int, i % 3] AS c_array,
+       ROW((random() * 20)::int, md5((i % 13)::text))::srm_pair AS c_comp,
+       jsonb_build_object('a', (random() * 50)::int, 'b', md5((i % 17)::text)) AS c_jsonb,
+       repeat('p', (i % 200)) AS pad
+  FROM generate_series(1, 5000) i;
+ANALYZE typ;
+
+-- the plan really uses srmsort
+EXPLAIN (COSTS OFF) SELECT * FROM typ ORDER BY c_int4;
+
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_int2', 'c_int2');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_int4', 'c_int4');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_int8 DESC', 'c_int8');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_float4', 'c_float4');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_float8 DESC NULLS LAST', 'c_float8');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_numeric', 'c_numeric');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_text COLLATE "C"', 'c_text');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_text COLLATE "en-x-icu"', 'c_text');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_text COLLATE "sv-x-icu" DESC', 'c_text');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_text COLLATE "C.utf8"', 'c_text');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_varchar COLLATE "en-x-icu"', 'c_varchar');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_bytea', 'c_bytea');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_uuid', 'c_uuid');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_date', 'c_date');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_timestamp', 'c_timestamp');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_timestamptz DESC', 'c_timestamptz');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_interval', 'c_interval');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_bool NULLS FIRST', 'c_bool');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_array', 'c_array');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_comp', 'c_comp');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_jsonb', 'c_jsonb');
+
+-- multi-column keys mixing ASC/DESC and NULLS FIRST/LAST
+SELECT * FROM srm_diff(
+  'SELECT * FROM typ ORDER BY c_bool DESC NULLS LAST, c_int4 NULLS FIRST, c_text COLLATE "en-x-icu" DESC',
+  'ROW(c_bool, c_int4, c_text)');
+SELECT * FROM srm_diff(
+  'SELECT * FROM typ ORDER BY c_int2 % 10 DESC, c_float8 NULLS FIRST, c_uuid DESC',
+  'ROW(c_int2 % 10, c_float8, c_uuid)');
+-- sort expressions
+SELECT * FROM srm_diff('SELECT i, c_text FROM typ ORDER BY lower(c_text) COLLATE "C", length(c_text) DESC',
+                       'ROW(lower(c_text) COLLATE "C", length(c_text))');
+-- heavy duplicates, sorted, reverse-sorted and organ-pipe inputs
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY i % 3', 'i % 3');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_bool', 'c_bool');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY i', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY i DESC', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY CASE WHEN i < 2500 THEN i ELSE 5000 - i END',
+                       'CASE WHEN i < 2500 THEN i ELSE 5000 - i END');
+
+-- nothing is left in the temporary directories
+SELECT srm_temp_files();

@@ -1,0 +1,100 @@
+-- The external sort under every configuration: one and four disks, io_uring
+-- and synchronous I/O, SRM and the DSM baseline, many merge passes, tuples
+-- larger than a block (in-line and TOASTed), and errors that must leave no
+-- workfile behind.
+\set ECHO none
+\ir ../test/sql/diff_helper.sql
+\set ECHO all
+CREATE EXTENSION IF NOT EXISTS srmsort;
+SET client_min_messages = warning;
+SET work_mem = '64kB';
+SET srmsort.random_seed = 7;
+SET max_parallel_workers_per_gather = 0;
+
+SELECT setseed(0.5);
+CREATE TABLE ext AS
+SELECT i, (random() * 1e6)::int AS k, md5(i::text) AS t
+  FROM generate_series(1, 20000) i;
+ANALYZE ext;
+
+-- four disks, then one (temp_tablespaces), then the default tablespace
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k, t', 'ROW(k, t)');
+SET srmsort.tablespaces = '';
+SET temp_tablespaces = 'srm_d2';
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k DESC', 'k');
+RESET temp_tablespaces;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY t', 't');
+
+-- I/O methods and merge strategies on four disks
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET srmsort.io_method = sync;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k', 'k');
+SET srmsort.merge_strategy = dsm;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k', 'k');
+RESET srmsort.io_method;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY t DESC', 't');
+RESET srmsort.merge_strategy;
+
+-- a larger budget: fewer runs, one merge pass, bigger blocks
+SET work_mem = '1MB';
+SELECT * FROM srm_diff('SELECT * FROM ext e1 CROSS JOIN generate_series(1, 10) g ORDER BY e1.t, g',
+                       'ROW(e1.t, g)');
+SET work_mem = '64kB';
+
+-- tuples larger than a block: computed in-line (5 MB each) ...
+SELECT * FROM srm_diff(
+  'SELECT g, md5(g::text) AS h, repeat(md5(g::text), 160000 + g) AS v FROM generate_series(1, 6) g ORDER BY md5(g::text)',
+  'md5(g::text)');
+SELECT * FROM srm_diff(
+  'SELECT g, repeat(chr(65 + g % 26), 40000 * (g % 3)) AS v FROM generate_series(1, 300) g ORDER BY v DESC, g',
+  'ROW(length(v), g)');
+SET srmsort.merge_strategy = dsm;
+SELECT * FROM srm_diff(
+  'SELECT g, repeat(chr(65 + g % 26), 40000 * (g % 3)) AS v FROM generate_series(1, 300) g ORDER BY v, g',
+  'ROW(length(v), g)');
+RESET srmsort.merge_strategy;
+-- ... and stored TOASTed
+CREATE TABLE big AS
+SELECT g, repeat(md5(g::text), 30000 + g) AS v FROM generate_series(1, 40) g;
+ANALYZE big;
+SELECT * FROM srm_diff('SELECT g, v FROM big ORDER BY v', 'v');
+SELECT * FROM srm_diff('SELECT g, md5(v) FROM big ORDER BY md5(v) DESC', 'md5(v)');
+
+SELECT srm_temp_files();
+
+-- an error raised by the child in the middle of the input
+SET srmsort.enabled = on;
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY (CASE WHEN i = 15000 THEN 1 / 0 ELSE k END)) s;
+SELECT srm_temp_files();
+
+-- temp_file_limit: PostgreSQL's own error, nothing left behind
+SET temp_file_limit = '512kB';
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY t) s;
+RESET temp_file_limit;
+SELECT srm_temp_files();
+
+-- a statement timeout during the sort
+CREATE FUNCTION slow_cmp(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+$$ BEGIN PERFORM pg_sleep(0.0001); RETURN btint4cmp($1, $2); END $$;
+CREATE FUNCTION slow_lt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 < $2';
+CREATE FUNCTION slow_le(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 <= $2';
+CREATE FUNCTION slow_eq(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2';
+CREATE FUNCTION slow_ge(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 >= $2';
+CREATE FUNCTION slow_gt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 > $2';
+CREATE OPERATOR <<< (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_lt);
+CREATE OPERATOR <<<= (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_le);
+CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_eq);
+CREATE OPERATOR >>>= (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_ge);
+CREATE OPERATOR >>> (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_gt);
+CREATE OPERATOR CLASS slow_int_ops FOR TYPE int USING btree AS
+  OPERATOR 1 <<<, OPERATOR 2 <<<=, OPERATOR 3 ===, OPERATOR 4 >>>=, OPERATOR 5 >>>,
+  FUNCTION 1 slow_cmp(int, int);
+SET statement_timeout = '1500ms';
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY k USING <<<) s;
+RESET statement_timeout;
+SELECT srm_temp_files();
+
+-- the backend is still fine
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k', 'k');
+SELECT srm_temp_files();

@@ -1,0 +1,56 @@
+-- Shared by the differential tests: compare a query run by PostgreSQL's own
+-- sort (srmsort.enabled = off) with the same query run by srmsort.
+--
+-- srm_diff(q, keyexpr) returns
+--   same:   the ordered list of keys (keyexpr evaluated on q's rows, compared
+--           with the key type's own equality, so that equal keys such as
+--           0 and -0 may come in either order) and the multiset of whole rows
+--           are identical;
+--   nrows:  rows returned;
+--   method: the distinct sort methods EXPLAIN ANALYZE reports for the srmsort
+--           run ("not srmsort" if the plan has no SRMSort node).
+CREATE OR REPLACE FUNCTION srm_diff(q text, keyexpr text,
+                                    OUT same boolean, OUT nrows bigint,
+                                    OUT method text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    body text := format('SELECT row_number() OVER () AS i, (%s) AS k, t::text AS r FROM (%s) t',
+                        keyexpr, q);
+    plan json;
+    diffs bigint;
+BEGIN
+    DROP TABLE IF EXISTS srm_n, srm_s;
+    PERFORM set_config('srmsort.enabled', 'off', true);
+    EXECUTE 'CREATE TEMP TABLE srm_n AS ' || body;
+    PERFORM set_config('srmsort.enabled', 'on', true);
+    EXECUTE 'CREATE TEMP TABLE srm_s AS ' || body;
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || body
+        INTO plan;
+    PERFORM set_config('srmsort.enabled', 'off', true);
+
+    SELECT count(*) INTO diffs
+      FROM srm_n n FULL JOIN srm_s s USING (i)
+     WHERE n.k IS DISTINCT FROM s.k OR n.i IS NULL OR s.i IS NULL;
+    SELECT diffs + count(*) INTO diffs
+      FROM ((SELECT r FROM srm_n EXCEPT ALL SELECT r FROM srm_s)
+            UNION ALL
+            (SELECT r FROM srm_s EXCEPT ALL SELECT r FROM srm_n)) d;
+    same := diffs = 0;
+    SELECT count(*) INTO nrows FROM srm_s;
+    IF plan::text NOT LIKE '%SRMSort%' THEN
+        method := 'not srmsort';
+    ELSE
+        SELECT string_agg(DISTINCT m[1], ', ') INTO method
+          FROM regexp_matches(plan::text, '"Sort Method": "([^"]*)"', 'g') AS m;
+    END IF;
+    DROP TABLE srm_n, srm_s;
+    PERFORM set_config('srmsort.enabled', 'on', true);
+END
+$fn$;
+
+-- Files left in the temporary directories of every tablespace.
+CREATE OR REPLACE FUNCTION srm_temp_files() RETURNS bigint
+LANGUAGE sql AS $fn$
+    SELECT count(*) FROM pg_tablespace t, LATERAL pg_ls_tmpdir(t.oid)
+     WHERE t.spcname <> 'pg_global';
+$fn$;
