@@ -12,6 +12,7 @@ OBJS = \
 	src/keys.o \
 	src/merge.o \
 	src/runs.o \
+	src/scan.o \
 	src/sorter.o \
 	src/srmsort.o \
 	src/tape.o
@@ -49,3 +50,7 @@ REGRESS = install
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies; every object depends on every
+# header of ours, so a changed struct never leaves stale objects behind.
+$(OBJS): $(wildcard $(srcdir)/src/*.h)

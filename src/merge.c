@@ -233,6 +233,9 @@ lookahead(SrmMerge *m)
 
 	if (!SrmForecastNext(m->fh, &r, &blockno))
 		return false;
+	if (blockno < 0 || blockno >= m->inputs[r].run->nblocks)
+		elog(ERROR, "srmsort: forecast names block %lld of a run of %lld blocks",
+			 (long long) blockno, (long long) m->inputs[r].run->nblocks);
 	p = new_placeholder(m);
 	p->run = r;
 	p->blockno = blockno;

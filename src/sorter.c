@@ -39,6 +39,7 @@
 
 #include "merge.h"
 #include "runs.h"
+#include "scan.h"
 #include "sorter.h"
 #include "srmsort.h"
 
@@ -47,6 +48,7 @@ typedef enum SrmSortState
 	SS_INITIAL,					/* loading, everything still in memory */
 	SS_BUILDRUNS,				/* loading, runs being written */
 	SS_SORTEDINMEM,				/* sorted in memory */
+	SS_SORTEDONDISK,			/* sorted into one run, for random access */
 	SS_FINALMERGE				/* final merge streams the result */
 } SrmSortState;
 
@@ -73,15 +75,18 @@ struct SrmSorter
 	char	  **wbufs;
 	SrmIo	   *wios;
 	SrmMerge   *merge;
+	SrmScan    *scan;
 	SrmMergeCounters counters;
 	int			merge_order;
 	int			passes;
 	int64		nruns_initial;
 	bool		warned_memory;
 
-	/* reading */
-	int64		readpos;
+	/* reading, as tuplesort: next tuple forward, and whether at the end */
+	int64		current;
+	bool		eof_reached;
 	int64		markpos;
+	bool		markpos_eof;
 
 	/* statistics */
 	int64		tuples;
@@ -533,6 +538,29 @@ merge_all(SrmSorter *s)
 		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
 	}
 
+	if (s->flags & SRM_SORT_RANDOMACCESS)
+	{
+		/* write the result once more as one run, readable both ways */
+		while (s->nruns > 1)
+		{
+			int			k = Min(Max(ri, 2), s->nruns);
+
+			nbufs = Max(merge_buffers(s, avail) - out_bufs,
+						s->dsm ? 2 * D * k : 2 * k + D);
+			merge_runs_to_one(s, k, nbufs);
+			note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+		}
+		pfree(s->wbufs);
+		s->wbufs = NULL;
+		s->nwbufs = 0;
+		nbufs = Max(merge_buffers(s, (double) s->budget - forecast_bytes(s)), D + 2);
+		nbufs = Min(nbufs, 4 * D + 2);
+		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
+		note_mem(s, mem_used(s) + SrmScanMemory(s->ts, s->runs[0], nbufs));
+		s->state = SS_SORTEDONDISK;
+		return;
+	}
+
 	/* the final merge: no output buffers */
 	pfree(s->wbufs);
 	s->wbufs = NULL;
@@ -554,11 +582,14 @@ SrmSorterPerform(SrmSorter *s)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
+	s->current = 0;
+	s->eof_reached = false;
+	s->markpos = 0;
+	s->markpos_eof = false;
 	if (s->state == SS_INITIAL)
 	{
 		SrmMemLoadSort(&s->load);
 		s->state = SS_SORTEDINMEM;
-		s->readpos = 0;
 	}
 	else
 	{
@@ -574,34 +605,32 @@ SrmSorterPerform(SrmSorter *s)
 /* ---------- output ---------- */
 
 /*
+ * sorted_count / tuple_at
+ *		The result of a sort sorted in memory or on disk, by position.
+ */
+static int64
+sorted_count(SrmSorter *s)
+{
+	return s->state == SS_SORTEDINMEM ? s->load.ntuples : SrmScanCount(s->scan);
+}
+
+static void *
+tuple_at(SrmSorter *s, int64 pos, bool forward)
+{
+	if (s->state == SS_SORTEDINMEM)
+		return s->load.tuples[pos].tuple;
+	return SrmScanGet(s->scan, pos, forward);
+}
+
+/*
  * next_tuple
- *		The next tuple of the sorted result, or NULL at the end.
+ *		The next tuple in the given direction, or NULL.  Positions behave
+ *		exactly as tuplesort's: "current" is the next tuple forward, and a
+ *		backward fetch after the end returns the last tuple.
  */
 static void *
 next_tuple(SrmSorter *s, bool forward)
 {
-	if (s->state == SS_SORTEDINMEM)
-	{
-		if (forward)
-		{
-			if (s->readpos >= s->load.ntuples)
-			{
-				s->readpos = s->load.ntuples + 1;
-				return NULL;
-			}
-			return s->load.tuples[s->readpos++].tuple;
-		}
-		if (!(s->flags & SRM_SORT_RANDOMACCESS))
-			elog(ERROR, "srmsort: backward fetch needs random access");
-		/* readpos is one past the last tuple returned */
-		if (s->readpos <= 1)
-		{
-			s->readpos = 0;
-			return NULL;
-		}
-		s->readpos--;
-		return s->load.tuples[s->readpos - 1].tuple;
-	}
 	if (s->state == SS_FINALMERGE)
 	{
 		SrmTuple	t;
@@ -610,10 +639,32 @@ next_tuple(SrmSorter *s, bool forward)
 			elog(ERROR, "srmsort: backward fetch needs random access");
 		if (SrmMergeNext(s->merge, &t))
 			return t.tuple;
+		s->eof_reached = true;
 		return NULL;
 	}
-	elog(ERROR, "srmsort: fetch before the sort was performed");
-	return NULL;				/* keep compiler quiet */
+	if (s->state != SS_SORTEDINMEM && s->state != SS_SORTEDONDISK)
+		elog(ERROR, "srmsort: fetch before the sort was performed");
+
+	if (forward)
+	{
+		if (s->current < sorted_count(s))
+			return tuple_at(s, s->current++, true);
+		s->eof_reached = true;
+		return NULL;
+	}
+	if (!(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: backward fetch needs random access");
+	if (s->current <= 0)
+		return NULL;
+	if (s->eof_reached)
+		s->eof_reached = false;
+	else
+	{
+		s->current--;			/* the tuple returned last */
+		if (s->current <= 0)
+			return NULL;
+	}
+	return tuple_at(s, s->current - 1, false);
 }
 
 /*
@@ -645,15 +696,29 @@ SrmSorterGetIndexTuple(SrmSorter *s)
 }
 
 /*
+ * check_random_access
+ *		Rescan, mark and restore need a result that can be re-read.
+ */
+static void
+check_random_access(SrmSorter *s, const char *what)
+{
+	if (!(s->flags & SRM_SORT_RANDOMACCESS) ||
+		(s->state != SS_SORTEDINMEM && s->state != SS_SORTEDONDISK))
+		elog(ERROR, "srmsort: %s needs a random-access sort", what);
+}
+
+/*
  * SrmSorterRescan
  *		Start reading the result from the beginning again.
  */
 void
 SrmSorterRescan(SrmSorter *s)
 {
-	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
-		elog(ERROR, "srmsort: rescan needs random access");
-	s->readpos = 0;
+	check_random_access(s, "rescan");
+	s->current = 0;
+	s->eof_reached = false;
+	s->markpos = 0;
+	s->markpos_eof = false;
 }
 
 /*
@@ -663,9 +728,9 @@ SrmSorterRescan(SrmSorter *s)
 void
 SrmSorterMarkPos(SrmSorter *s)
 {
-	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
-		elog(ERROR, "srmsort: mark needs random access");
-	s->markpos = s->readpos;
+	check_random_access(s, "mark");
+	s->markpos = s->current;
+	s->markpos_eof = s->eof_reached;
 }
 
 /*
@@ -675,9 +740,9 @@ SrmSorterMarkPos(SrmSorter *s)
 void
 SrmSorterRestorePos(SrmSorter *s)
 {
-	if (s->state != SS_SORTEDINMEM || !(s->flags & SRM_SORT_RANDOMACCESS))
-		elog(ERROR, "srmsort: restore needs random access");
-	s->readpos = s->markpos;
+	check_random_access(s, "restore");
+	s->current = s->markpos;
+	s->eof_reached = s->markpos_eof;
 }
 
 /* ---------- statistics and end ---------- */
@@ -699,6 +764,10 @@ SrmSortMethodName(SrmSortMethod method)
 			return "external SRM merge";
 		case SRM_METHOD_DSM:
 			return "external DSM merge";
+		case SRM_METHOD_SRM_MATERIALIZED:
+			return "external SRM sort";
+		case SRM_METHOD_DSM_MATERIALIZED:
+			return "external DSM sort";
 	}
 	return "unknown";
 }
@@ -713,6 +782,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 	memset(st, 0, sizeof(SrmSortStats));
 	if (s->state == SS_SORTEDINMEM)
 		st->method = SRM_METHOD_QUICKSORT;
+	else if (s->state == SS_SORTEDONDISK)
+		st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED : SRM_METHOD_SRM_MATERIALIZED;
 	else if (s->state == SS_FINALMERGE)
 		st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
 	else
@@ -802,6 +873,8 @@ SrmSorterEnd(SrmSorter *s)
 		trace_stats(s);
 	if (s->merge != NULL)
 		SrmMergeEnd(s->merge);
+	if (s->scan != NULL)
+		SrmScanEnd(s->scan);
 	if (s->ts != NULL)
 		SrmTapeSetClose(s->ts, false);
 	s->ended = true;

@@ -37,7 +37,9 @@ typedef enum SrmSortMethod
 	SRM_METHOD_STILL_RUNNING = 0,	/* not sorted yet */
 	SRM_METHOD_QUICKSORT,		/* everything fit in memory */
 	SRM_METHOD_SRM,				/* external: Simple Randomized Mergesort */
-	SRM_METHOD_DSM				/* external: disk-striped mergesort baseline */
+	SRM_METHOD_DSM,				/* external: disk-striped mergesort baseline */
+	SRM_METHOD_SRM_MATERIALIZED,	/* SRM, result written for random access */
+	SRM_METHOD_DSM_MATERIALIZED /* DSM, result written for random access */
 } SrmSortMethod;
 
 /*

@@ -320,6 +320,7 @@ open_block(SrmRunWriter *w, uint32 flags)
 	run->blocks[run->nblocks].disk = SrmRunBlockDisk(ts, run, run->nblocks);
 	run->blocks[run->nblocks].slot = -1;
 	run->blocks[run->nblocks].flags = flags;
+	run->blocks[run->nblocks].nrecords = 0;
 
 	hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	hdr->magic = SRM_BLOCK_MAGIC;
@@ -350,6 +351,7 @@ write_block(SrmRunWriter *w)
 	SrmDisk    *disk;
 
 	hdr->used = (uint32) (w->pos - w->bufs[w->cur]);
+	ref->nrecords = hdr->nrecords;
 	ref->slot = alloc_slot(ts, ref->disk);
 	disk = &ts->disks->disks[ref->disk];
 	SrmIoPrepWrite(ts->io, &w->ios[w->cur], disk->fd, disk->path,

@@ -54,6 +54,7 @@ typedef struct SrmBlockRef
 	int32		slot;			/* block slot in its disk's workfile */
 	int16		disk;
 	uint16		flags;			/* SRM_BLOCK_* of the block */
+	uint32		nrecords;		/* records that begin in the block */
 } SrmBlockRef;
 
 /*

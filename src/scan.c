@@ -1,0 +1,344 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *	  Random access to a materialised run: either direction, any position.
+ *
+ * When the executor may rewind, scan backward or mark and restore, the
+ * sorted result is written once more as a single striped run, and this
+ * reader serves it.  A position is a tuple's ordinal (0 .. n-1), as in
+ * tuplesort's in-memory case, so mark/restore and rewind are just saved
+ * integers.  The writer recorded how many records begin in every block;
+ * the reader turns that into the ordinal of the first record of every
+ * "head" block (a block that begins records) and finds a tuple by binary
+ * search, then by a per-block offset table built when the block is first
+ * used.
+ *
+ * A few block buffers form a cache.  Whenever a block is used, the next D
+ * head blocks in the direction of the scan -- consecutive blocks, hence on
+ * D different disks -- are prefetched in one batch, so a scan in either
+ * direction keeps every disk busy.  The buffer holding the tuple returned
+ * last is never reused before the next call.  Records larger than a block
+ * are assembled in their own memory, their continuation blocks read
+ * synchronously.
+ *
+ * IDENTIFICATION
+ *	  src/scan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "scan.h"
+
+typedef struct SrmScanBuf
+{
+	char	   *data;
+	SrmIo		io;
+	int64		head;			/* index into heads[], -1 if empty */
+	bool		indexed;		/* offs[] built */
+	uint32	   *offs;			/* record offsets within the block */
+	uint32		maxoffs;
+	char	   *big;			/* assembled BIG record */
+	uint64		used;			/* LRU clock */
+} SrmScanBuf;
+
+struct SrmScan
+{
+	SrmTapeSet *ts;
+	SrmRun	   *run;
+	MemoryContext cxt;
+	int64		nheads;
+	int64	   *head_block;		/* block index of each head block */
+	int64	   *head_first;		/* ordinal of its first record; [nheads] = n */
+	int			nbufs;
+	SrmScanBuf *bufs;
+	uint64		clock;
+	int			pinned;			/* buffer of the tuple returned last */
+	int			prefetch;		/* head blocks to prefetch (D) */
+	char	   *scratch;		/* for continuation blocks */
+};
+
+/*
+ * SrmScanMemory
+ *		Bytes a scan of run with nbufs buffers occupies.
+ */
+Size
+SrmScanMemory(SrmTapeSet *ts, SrmRun *run, int nbufs)
+{
+	return (Size) nbufs * (ts->block_size + SRM_IO_ALIGN + sizeof(SrmScanBuf)) +
+		(Size) run->nblocks * 2 * sizeof(int64);
+}
+
+/*
+ * SrmScanBegin
+ *		A reader of run with nbufs block buffers (at least D + 2).
+ */
+SrmScan *
+SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "srmsort scan",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SrmScan    *scan = palloc0(sizeof(SrmScan));
+	int64		b;
+	int64		ord = 0;
+	int			i;
+
+	scan->ts = ts;
+	scan->run = run;
+	scan->cxt = cxt;
+	scan->prefetch = ts->ndisks;
+	scan->nbufs = Max(nbufs, ts->ndisks + 2);
+	scan->pinned = -1;
+	scan->head_block = palloc((run->nblocks + 1) * sizeof(int64));
+	scan->head_first = palloc((run->nblocks + 1) * sizeof(int64));
+	for (b = 0; b < run->nblocks; b++)
+	{
+		if (run->blocks[b].nrecords == 0)
+			continue;			/* continuation block */
+		scan->head_block[scan->nheads] = b;
+		scan->head_first[scan->nheads] = ord;
+		scan->nheads++;
+		ord += run->blocks[b].nrecords;
+	}
+	scan->head_first[scan->nheads] = ord;
+
+	scan->bufs = palloc0(scan->nbufs * sizeof(SrmScanBuf));
+	for (i = 0; i < scan->nbufs; i++)
+	{
+		scan->bufs[i].data = SrmTapeAllocBuffer(ts, cxt);
+		scan->bufs[i].head = -1;
+	}
+	MemoryContextSwitchTo(old);
+	return scan;
+}
+
+/*
+ * SrmScanCount
+ *		Tuples in the run.
+ */
+int64
+SrmScanCount(SrmScan *scan)
+{
+	return scan->head_first[scan->nheads];
+}
+
+/*
+ * find_buf
+ *		The buffer holding (or reading) head h, or -1.
+ */
+static int
+find_buf(SrmScan *scan, int64 h)
+{
+	int			i;
+
+	for (i = 0; i < scan->nbufs; i++)
+		if (scan->bufs[i].head == h)
+			return i;
+	return -1;
+}
+
+/*
+ * victim
+ *		The least recently used buffer other than the pinned one and keep.
+ */
+static int
+victim(SrmScan *scan, int keep)
+{
+	int			best = -1;
+	int			i;
+
+	for (i = 0; i < scan->nbufs; i++)
+	{
+		SrmScanBuf *b = &scan->bufs[i];
+
+		if (i == scan->pinned || i == keep)
+			continue;
+		if (b->head < 0)
+			return i;
+		if (best < 0 || b->used < scan->bufs[best].used)
+			best = i;
+	}
+	Assert(best >= 0);
+	return best;
+}
+
+/*
+ * start_read
+ *		Prepare the read of head h into buffer i (after waiting for whatever
+ *		it was doing).
+ */
+static void
+start_read(SrmScan *scan, int i, int64 h)
+{
+	SrmScanBuf *b = &scan->bufs[i];
+
+	if (b->io.state != SRM_IO_IDLE)
+		SrmIoWait(scan->ts->io, &b->io);
+	if (b->big != NULL)
+	{
+		pfree(b->big);
+		b->big = NULL;
+	}
+	b->head = h;
+	b->indexed = false;
+	b->used = ++scan->clock;
+	SrmTapePrepRead(scan->ts, scan->run, scan->head_block[h], b->data, &b->io);
+}
+
+/*
+ * assemble_big
+ *		Read the BIG record beginning in buffer b's block into b->big.
+ */
+static void
+assemble_big(SrmScan *scan, SrmScanBuf *b)
+{
+	SrmTapeSet *ts = scan->ts;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) b->data;
+	SrmRecordHeader *rh = (SrmRecordHeader *) (b->data + SRM_BLOCK_HDRSZ);
+	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
+	Size		done = Min(payload, SRM_RECORD_HDRSZ + rh->len) - SRM_RECORD_HDRSZ;
+	uint32		c;
+	SrmIo		io;
+
+	if (scan->scratch == NULL)
+		scan->scratch = SrmTapeAllocBuffer(ts, scan->cxt);
+	b->big = MemoryContextAllocHuge(scan->cxt, MAXALIGN(rh->len));
+	memcpy(b->big, b->data + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
+	memset(&io, 0, sizeof(io));
+	for (c = 1; c <= hdr->ncont; c++)
+	{
+		int64		blockno = hdr->blockno + c;
+		Size		chunk = Min(payload, rh->len - done);
+
+		SrmTapePrepRead(ts, scan->run, blockno, scan->scratch, &io);
+		SrmIoWait(ts->io, &io);
+		SrmTapeCheckBlock(ts, scan->run, blockno, scan->scratch);
+		memcpy(b->big + done, scan->scratch + SRM_BLOCK_HDRSZ, chunk);
+		done += chunk;
+	}
+}
+
+/*
+ * index_block
+ *		Build the record offset table of a block that has been read.
+ */
+static void
+index_block(SrmScan *scan, SrmScanBuf *b)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) b->data;
+	uint32		off = SRM_BLOCK_HDRSZ;
+	uint32		k;
+
+	SrmTapeCheckBlock(scan->ts, scan->run, scan->head_block[b->head], b->data);
+	if (hdr->flags & SRM_BLOCK_BIG)
+	{
+		assemble_big(scan, b);
+		b->indexed = true;
+		return;
+	}
+	if (b->maxoffs < hdr->nrecords)
+	{
+		if (b->offs)
+			pfree(b->offs);
+		b->offs = MemoryContextAlloc(scan->cxt, hdr->nrecords * sizeof(uint32));
+		b->maxoffs = hdr->nrecords;
+	}
+	for (k = 0; k < hdr->nrecords; k++)
+	{
+		SrmRecordHeader *rh = (SrmRecordHeader *) (b->data + off);
+
+		b->offs[k] = off + SRM_RECORD_HDRSZ;
+		off += SRM_RECORD_SIZE(rh->len);
+	}
+	b->indexed = true;
+}
+
+/*
+ * prefetch
+ *		Issue, in one batch, reads of the next D head blocks after h in the
+ *		scan's direction that are not cached yet.
+ */
+static void
+prefetch(SrmScan *scan, int64 h, bool forward, int keep)
+{
+	int			j;
+	bool		any = false;
+
+	for (j = 1; j <= scan->prefetch; j++)
+	{
+		int64		hh = forward ? h + j : h - j;
+
+		if (hh < 0 || hh >= scan->nheads)
+			break;
+		if (find_buf(scan, hh) >= 0)
+			continue;
+		start_read(scan, victim(scan, keep), hh);
+		any = true;
+	}
+	if (any)
+		SrmIoSubmit(scan->ts->io);
+}
+
+/*
+ * SrmScanGet
+ *		The tuple with the given ordinal; forward tells which way the scan
+ *		is moving, for prefetching.  Valid until the next call.
+ */
+void *
+SrmScanGet(SrmScan *scan, int64 ordinal, bool forward)
+{
+	int64		lo = 0,
+				hi = scan->nheads - 1;
+	int			i;
+	SrmScanBuf *b;
+
+	Assert(ordinal >= 0 && ordinal < SrmScanCount(scan));
+	/* the head block whose records include ordinal */
+	while (lo < hi)
+	{
+		int64		mid = (lo + hi + 1) / 2;
+
+		if (scan->head_first[mid] <= ordinal)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+
+	i = find_buf(scan, lo);
+	if (i < 0)
+	{
+		i = victim(scan, -1);
+		start_read(scan, i, lo);
+		SrmIoSubmit(scan->ts->io);
+	}
+	b = &scan->bufs[i];
+	b->used = ++scan->clock;
+	scan->pinned = i;
+	prefetch(scan, lo, forward, i);
+	if (b->io.state != SRM_IO_IDLE)
+		SrmIoWait(scan->ts->io, &b->io);
+	if (!b->indexed)
+		index_block(scan, b);
+	if (b->big != NULL)
+		return b->big;
+	return b->data + b->offs[ordinal - scan->head_first[lo]];
+}
+
+/*
+ * SrmScanEnd
+ *		Wait for reads in flight and free the reader.
+ */
+void
+SrmScanEnd(SrmScan *scan)
+{
+	int			i;
+
+	for (i = 0; i < scan->nbufs; i++)
+		if (scan->bufs[i].io.state != SRM_IO_IDLE)
+			SrmIoWait(scan->ts->io, &scan->bufs[i].io);
+	MemoryContextDelete(scan->cxt);
+}
