@@ -44,8 +44,19 @@ heap_less(SrmForecastHeap *fh, int a, int b)
 {
 	SrmForecastEntry *ea = entry_of(fh, a);
 	SrmForecastEntry *eb = entry_of(fh, b);
-	int			cmp = SrmCompareKey0(ea->key, ea->isnull, eb->key, eb->isnull,
-									 fh->keys);
+	int			cmp;
+
+	if (fh->keys->norm != SRM_NORM_NONE)
+	{
+		if (ea->nrank != eb->nrank)
+			cmp = ea->nrank < eb->nrank ? -1 : 1;
+		else
+			cmp = (uint64) ea->key < (uint64) eb->key ? -1 :
+				(uint64) ea->key > (uint64) eb->key ? 1 : 0;
+	}
+	else
+		cmp = SrmCompareKey0(ea->key, ea->isnull, eb->key, eb->isnull,
+							 fh->keys);
 
 	return cmp < 0 || (cmp == 0 && a < b);
 }

@@ -25,9 +25,101 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "catalog/pg_type.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
+#include "utils/typcache.h"
+#include "utils/uuid.h"
 
 #include "keys.h"
+
+/*
+ * setup_norm
+ *		Decide whether the first key, of type typid sorted ascending (or
+ *		descending) with collation coll by its type's default btree order,
+ *		has a normalized form; if so, use it and stop abbreviating.
+ */
+static void
+setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
+{
+	SrmNormKind kind = SRM_NORM_NONE;
+	bool		exhaustive = true;
+
+	switch (typid)
+	{
+		case INT2OID:
+			kind = SRM_NORM_INT16;
+			break;
+		case INT4OID:
+		case DATEOID:
+			kind = SRM_NORM_INT32;
+			break;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case TIMEOID:
+			kind = SRM_NORM_INT64;
+			break;
+		case FLOAT4OID:
+			kind = SRM_NORM_FLOAT4;
+			break;
+		case FLOAT8OID:
+			kind = SRM_NORM_FLOAT8;
+			break;
+		case BOOLOID:
+			kind = SRM_NORM_BOOL;
+			break;
+		case OIDOID:
+			kind = SRM_NORM_OID;
+			break;
+		case UUIDOID:
+			kind = SRM_NORM_BYTES;
+			exhaustive = false;
+			keys->norm_uuid = true;
+			break;
+		case BYTEAOID:
+			kind = SRM_NORM_BYTES;
+			exhaustive = false;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			/* bytewise order only under the C collation */
+			if (OidIsValid(coll) && lc_collate_is_c(coll))
+			{
+				kind = SRM_NORM_BYTES;
+				exhaustive = false;
+			}
+			break;
+		default:
+			break;
+	}
+	if (kind == SRM_NORM_NONE)
+		return;
+
+	keys->norm = kind;
+	keys->norm_exhaustive = exhaustive;
+	keys->norm_desc = desc;
+	keys->norm_nulls_first = nulls_first;
+	/* the authoritative comparator breaks ties */
+	SrmKeysStopAbbrev(keys);
+}
+
+/*
+ * default_order
+ *		Is op the default btree "<" (*desc = false) or ">" (*desc = true)
+ *		operator of typid?
+ */
+static bool
+default_order(Oid typid, Oid op, bool *desc)
+{
+	TypeCacheEntry *tc = lookup_type_cache(typid,
+										   TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+	*desc = (op == tc->gt_opr);
+	return op == tc->lt_opr || op == tc->gt_opr;
+}
 
 /*
  * SrmKeysMakeHeap
@@ -68,6 +160,14 @@ SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
 	PrepareSortSupportFromOrderingOp(sortOperators[0], &keys->key0);
 
 	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
+
+	{
+		Oid			typid = TupleDescAttr(tupdesc, attNums[0] - 1)->atttypid;
+		bool		desc;
+
+		if (default_order(typid, sortOperators[0], &desc))
+			setup_norm(keys, typid, desc, nullsFirstFlags[0], sortCollations[0]);
+	}
 	return keys;
 }
 
@@ -116,9 +216,20 @@ SrmKeysMakeIndex(Relation heapRel, Relation indexRel)
 		prepare_index_key(indexRel, scankey->scankeys + i,
 						  keys->sortKeys + i, i == 0);
 	prepare_index_key(indexRel, scankey->scankeys, &keys->key0, false);
-	pfree(scankey);
 
 	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
+
+	/* normalize only under the type's default btree opclass */
+	{
+		Oid			typid = indexRel->rd_opcintype[0];
+		TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_BTREE_OPFAMILY);
+		ScanKey		sk = scankey->scankeys;
+
+		if (OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[0])
+			setup_norm(keys, typid, (sk->sk_flags & SK_BT_DESC) != 0,
+					   (sk->sk_flags & SK_BT_NULLS_FIRST) != 0, sk->sk_collation);
+	}
+	pfree(scankey);
 	return keys;
 }
 
@@ -176,6 +287,105 @@ SrmKeysKey0Type(SrmKeys *keys, bool *byval, int16 *typlen)
 }
 
 /*
+ * float_norm
+ *		Order-preserving map of a double to uint64: -0 is 0, every NaN is
+ *		one NaN above +Infinity, as in PostgreSQL's float comparisons.
+ */
+static inline uint64
+float_norm(double f)
+{
+	uint64		u;
+
+	if (isnan(f))
+		return PG_UINT64_MAX;
+	if (f == 0.0)
+		f = 0.0;				/* -0 equals 0 */
+	memcpy(&u, &f, sizeof(u));
+	return (u & UINT64CONST(0x8000000000000000)) ? ~u : u | UINT64CONST(0x8000000000000000);
+}
+
+/*
+ * bytes_norm
+ *		The first 8 bytes, big-endian, zero-padded: memcmp order of the
+ *		prefix.
+ */
+static inline uint64
+bytes_norm(const unsigned char *p, Size len)
+{
+	uint64		u = 0;
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		u = (u << 8) | (i < (int) len ? p[i] : 0);
+	return u;
+}
+
+/*
+ * SrmKeysNormalize
+ *		The normalized first key and NULL rank of value d.
+ */
+void
+SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
+{
+	uint64		u = 0;
+
+	if (isnull)
+	{
+		*key = 0;
+		*nrank = keys->norm_nulls_first ? SRM_NRANK_FIRST : SRM_NRANK_LAST;
+		return;
+	}
+	*nrank = SRM_NRANK_VALUE;
+	switch (keys->norm)
+	{
+		case SRM_NORM_INT16:
+			u = (uint64) (int64) DatumGetInt16(d) ^ UINT64CONST(0x8000000000000000);
+			break;
+		case SRM_NORM_INT32:
+			u = (uint64) (int64) DatumGetInt32(d) ^ UINT64CONST(0x8000000000000000);
+			break;
+		case SRM_NORM_INT64:
+			u = (uint64) DatumGetInt64(d) ^ UINT64CONST(0x8000000000000000);
+			break;
+		case SRM_NORM_FLOAT4:
+			u = float_norm((double) DatumGetFloat4(d));
+			break;
+		case SRM_NORM_FLOAT8:
+			u = float_norm(DatumGetFloat8(d));
+			break;
+		case SRM_NORM_BOOL:
+			u = DatumGetBool(d) ? 1 : 0;
+			break;
+		case SRM_NORM_OID:
+			u = DatumGetObjectId(d);
+			break;
+		case SRM_NORM_BYTES:
+			if (keys->norm_uuid)
+				u = bytes_norm(DatumGetUUIDP(d)->data, UUID_LEN);
+			else
+			{
+				struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+				if (VARATT_IS_EXTENDED(v))
+				{
+					/* compressed or toasted: only a prefix is needed */
+					struct varlena *s = pg_detoast_datum_slice(v, 0, 8);
+
+					u = bytes_norm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
+					if (s != v)
+						pfree(s);
+				}
+				else
+					u = bytes_norm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+			}
+			break;
+		case SRM_NORM_NONE:
+			elog(ERROR, "srmsort: key is not normalized");
+	}
+	*key = keys->norm_desc ? ~u : u;
+}
+
+/*
  * SrmKeysSetDatum1
  *		Fill t->datum1/isnull1 from t->tuple.  The datum points into the tuple
  *		for by-reference types, so it lives as long as the tuple does.
@@ -184,6 +394,15 @@ void
 SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated)
 {
 	Datum		d = get_attr(keys, t->tuple, 0, &t->isnull1);
+
+	if (keys->norm != SRM_NORM_NONE)
+	{
+		uint64		key;
+
+		SrmKeysNormalize(keys, d, t->isnull1, &key, &t->nrank);
+		t->datum1 = (Datum) key;
+		return;
+	}
 
 	if (abbreviated && keys->abbreviating && !t->isnull1)
 		d = keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
@@ -227,6 +446,9 @@ SrmCompareAbbrev(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
 	int			cmp;
 
+	if (keys->norm != SRM_NORM_NONE)
+		return SrmCompareNorm(a, b, keys);
+
 	cmp = ApplySortComparator(a->datum1, a->isnull1, b->datum1, b->isnull1,
 							  keys->sortKeys);
 	if (cmp != 0)
@@ -244,6 +466,21 @@ SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
 	int			cmp;
 
+	if (keys->norm != SRM_NORM_NONE)
+	{
+		if (!keys->norm_exhaustive)
+		{
+			bool		anull,
+						bnull;
+			Datum		ad = get_attr(keys, a->tuple, 0, &anull);
+			Datum		bd = get_attr(keys, b->tuple, 0, &bnull);
+
+			cmp = ApplySortComparator(ad, anull, bd, bnull, &keys->key0);
+			if (cmp != 0)
+				return cmp;
+		}
+		return compare_rest(a, b, keys);
+	}
 	if (keys->abbreviating)
 	{
 		bool		anull,
@@ -266,6 +503,9 @@ int
 SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
 	int			cmp;
+
+	if (keys->norm != SRM_NORM_NONE)
+		return SrmCompareNorm(a, b, keys);
 
 	cmp = ApplySortComparator(a->datum1, a->isnull1, b->datum1, b->isnull1,
 							  &keys->key0);

@@ -24,10 +24,38 @@
 typedef struct SrmTuple
 {
 	void	   *tuple;
-	Datum		datum1;
+	Datum		datum1;			/* first key: abbreviated, full or normalized */
 	bool		isnull1;
+	uint8		nrank;			/* normalized keys: NULL rank (see below) */
 	int32		src;			/* merges: the input run it came from */
 } SrmTuple;
+
+/*
+ * Normalized first keys.  For types whose order is the order of a 64-bit
+ * unsigned integer derived from the value (integers, floats, date/time
+ * types, bool, oid; a prefix of the bytes for uuid, bytea and text under
+ * the "C" collation), datum1 holds that integer with DESC folded in, and
+ * nrank orders NULLs: 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST
+ * null.  (nrank, datum1) then compare as plain integers.  "Exhaustive"
+ * normalizations determine the key completely; the others need the full
+ * comparison on ties.
+ */
+typedef enum SrmNormKind
+{
+	SRM_NORM_NONE = 0,
+	SRM_NORM_INT16,
+	SRM_NORM_INT32,
+	SRM_NORM_INT64,
+	SRM_NORM_FLOAT4,
+	SRM_NORM_FLOAT8,
+	SRM_NORM_BOOL,
+	SRM_NORM_OID,
+	SRM_NORM_BYTES				/* varlena bytes under memcmp order: prefix */
+} SrmNormKind;
+
+#define SRM_NRANK_FIRST		0
+#define SRM_NRANK_VALUE		1
+#define SRM_NRANK_LAST		2
 
 typedef enum SrmKeyKind
 {
@@ -42,6 +70,11 @@ typedef struct SrmKeys
 	SortSupport sortKeys;		/* nkeys; [0] may use abbreviated keys */
 	SortSupportData key0;		/* first key, never abbreviated */
 	bool		abbreviating;	/* sortKeys[0] has an abbrev converter */
+	SrmNormKind norm;			/* normalization of the first key */
+	bool		norm_exhaustive;	/* it determines the first key fully */
+	bool		norm_desc;
+	bool		norm_nulls_first;
+	bool		norm_uuid;		/* SRM_NORM_BYTES on a uuid (not varlena) */
 	int64		abbrevNext;		/* tuple count of the next abort check */
 	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */
 	Relation	indexRel;		/* index sorts only */
@@ -74,6 +107,21 @@ extern int	SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *key
 
 /* Compare two tuples whose datum1 are full values (merges). */
 extern int	SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
+
+/* The normalized first key and NULL rank of a value. */
+extern void SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull,
+							 uint64 *key, uint8 *nrank);
+
+/* Compare two tuples with normalized first keys. */
+static inline int
+SrmCompareNorm(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+{
+	if (a->nrank != b->nrank)
+		return a->nrank < b->nrank ? -1 : 1;
+	if (a->datum1 != b->datum1)
+		return a->datum1 < b->datum1 ? -1 : 1;
+	return SrmCompareTiebreak(a, b, keys);
+}
 
 /* Compare two first-key values in full (forecasts). */
 static inline int

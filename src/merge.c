@@ -83,6 +83,7 @@ typedef struct SrmInput
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
 	char	   *big_in_heap;	/* BIG record now in the main merge heap */
+	SrmRecordHeader big_hdr;	/* its record header */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
 	/* DSM only */
 	SrmBuf	  **super[2];		/* two superblocks of D buffers */
@@ -378,6 +379,7 @@ read_big(SrmMerge *m, SrmInput *in)
 
 	if (m->scratch == NULL)
 		m->scratch = SrmTapeAllocBuffer(ts, m->cxt);
+	in->big_hdr = *rh;
 	in->big = MemoryContextAllocHuge(m->cxt, MAXALIGN(rh->len));
 	done = Min(payload, total) - SRM_RECORD_HDRSZ;
 	memcpy(in->big, in->leading->data + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
@@ -672,7 +674,19 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 	}
 	in->recs_left--;
 	t->src = r;
-	SrmKeysSetDatum1(m->keys, t, false);
+	if (m->keys->norm != SRM_NORM_NONE)
+	{
+		/* the record header carries the normalized key: no deforming */
+		SrmRecordHeader *rh = (SrmRecordHeader *) ((char *) t->tuple - SRM_RECORD_HDRSZ);
+
+		if (t->tuple == in->big_in_heap)
+			rh = &in->big_hdr;
+		t->datum1 = (Datum) rh->key;
+		t->nrank = rh->nrank;
+		t->isnull1 = (rh->nrank != SRM_NRANK_VALUE);
+	}
+	else
+		SrmKeysSetDatum1(m->keys, t, false);
 	return true;
 }
 

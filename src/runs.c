@@ -70,6 +70,15 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
 }
 
+#define ST_SORT srm_qsort_norm
+#define ST_ELEMENT_TYPE SrmTuple
+#define ST_COMPARE(a, b, arg) SrmCompareNorm(a, b, arg)
+#define ST_COMPARE_ARG_TYPE SrmKeys
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 #define ST_SORT srm_qsort_signed
 #define ST_ELEMENT_TYPE SrmTuple
 #define ST_COMPARE(a, b, arg) cmp_signed(a, b, arg)
@@ -98,6 +107,125 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 #include "lib/sort_template.h"
 
 #define SRM_INITIAL_TUPLES	1024
+#define SRM_RADIX_MIN		64	/* smaller buckets are quicksorted */
+
+/*
+ * radix_sort
+ *		In-place MSD radix sort (American flag sort) of tuples whose
+ *		normalized keys agree above bit shift + 8, on the byte at shift.
+ *		Buckets of equal keys are left alone when the key decides the order
+ *		by itself, and quicksorted (ties broken by the full comparison)
+ *		otherwise.
+ */
+static void
+radix_sort(SrmTuple *a, int64 n, int shift, SrmKeys *keys)
+{
+	int64		count[256];
+	int64		next[256];
+	int64		end[256];
+	int64		i;
+	int			b;
+
+	CHECK_FOR_INTERRUPTS();
+	for (;;)
+	{
+		if (n < SRM_RADIX_MIN)
+		{
+			if (n > 1)
+				srm_qsort_norm(a, n, keys);
+			return;
+		}
+		if (shift < 0)
+		{
+			/* all keys equal: only the tiebreak can order them */
+			if (!keys->norm_exhaustive || keys->nkeys > 1 ||
+				keys->kind == SRM_KEYS_INDEX)
+				srm_qsort_norm(a, n, keys);
+			return;
+		}
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[((uint64) a[i].datum1 >> shift) & 0xff]++;
+		/* one bucket only: go on to the next byte without moving anything */
+		b = ((uint64) a[0].datum1 >> shift) & 0xff;
+		if (count[b] != n)
+			break;
+		shift -= 8;
+	}
+
+	next[0] = 0;
+	for (b = 1; b < 256; b++)
+		next[b] = next[b - 1] + count[b - 1];
+	for (b = 0; b < 256; b++)
+		end[b] = next[b] + count[b];
+
+	/* permute in place: cycle each misplaced element into its bucket */
+	for (b = 0; b < 256; b++)
+	{
+		while (next[b] < end[b])
+		{
+			SrmTuple	t = a[next[b]];
+			int			tb = ((uint64) t.datum1 >> shift) & 0xff;
+
+			while (tb != b)
+			{
+				SrmTuple	u = a[next[tb]];
+
+				a[next[tb]++] = t;
+				t = u;
+				tb = ((uint64) t.datum1 >> shift) & 0xff;
+			}
+			a[next[b]++] = t;
+		}
+	}
+
+	for (b = 0, i = 0; b < 256; b++)
+	{
+		if (count[b] > 1)
+			radix_sort(a + i, count[b], shift - 8, keys);
+		i += count[b];
+	}
+}
+
+/*
+ * sort_normalized
+ *		Sort tuples on (NULL rank, normalized key): NULL groups first and
+ *		last, values by radix sort.
+ */
+static void
+sort_normalized(SrmTuple *a, int64 n, SrmKeys *keys)
+{
+	int64		lo = 0,
+				hi = n;
+	int64		i;
+
+	/* NULLS FIRST nulls to the front, NULLS LAST nulls to the back */
+	for (i = 0; i < hi;)
+	{
+		if (a[i].nrank == SRM_NRANK_FIRST)
+		{
+			SrmTuple	t = a[lo];
+
+			a[lo++] = a[i];
+			a[i++] = t;
+		}
+		else if (a[i].nrank == SRM_NRANK_LAST)
+		{
+			SrmTuple	t = a[--hi];
+
+			a[hi] = a[i];
+			a[i] = t;
+		}
+		else
+			i++;
+	}
+	if (lo > 1)
+		srm_qsort_norm(a, lo, keys);
+	if (hi - lo > 1)
+		radix_sort(a + lo, hi - lo, 56, keys);
+	if (n - hi > 1)
+		srm_qsort_norm(a + hi, n - hi, keys);
+}
 
 /*
  * SrmMemLoadInit
@@ -188,6 +316,11 @@ SrmMemLoadSort(SrmMemLoad *load)
 
 	if (load->ntuples <= 1)
 		return;
+	if (load->keys->norm != SRM_NORM_NONE)
+	{
+		sort_normalized(load->tuples, load->ntuples, load->keys);
+		return;
+	}
 #if SIZEOF_DATUM >= 8
 	if (ssup->comparator == ssup_datum_signed_cmp)
 		srm_qsort_signed(load->tuples, load->ntuples, load->keys);
@@ -212,11 +345,17 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 
 	for (i = 0; i < load->ntuples; i++)
 	{
-		void	   *tuple = load->tuples[i].tuple;
+		SrmTuple   *t = &load->tuples[i];
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		SrmRunWriterPut(w, tuple, (uint32) SrmTupleLen(load->keys, tuple));
+		/* tuples are visited in sorted order, i.e. all over memory */
+#ifdef __GNUC__
+		if (i + 8 < load->ntuples)
+			__builtin_prefetch(load->tuples[i + 8].tuple);
+#endif
+		SrmRunWriterPut(w, t->tuple, (uint32) SrmTupleLen(load->keys, t->tuple),
+						(uint64) t->datum1, t->nrank);
 	}
 }
 

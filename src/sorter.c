@@ -270,6 +270,7 @@ go_external(SrmSorter *s)
 	/* the disk count is needed for the block size: open with a probe size */
 	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, byval, typlen,
 							 SrmKeysGetKey0, s->keys);
+	s->ts->normalized = (s->keys->norm != SRM_NORM_NONE);
 	D = s->ts->ndisks;
 	s->block_size = choose_block_size(s, D);
 	s->ts->block_size = s->block_size;
@@ -474,7 +475,8 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
 	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
 	while (SrmMergeNext(m, &t))
-		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple));
+		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple),
+						(uint64) t.datum1, t.nrank);
 	SrmRunWriterEnd(w);
 	SrmMergeEnd(m);
 

@@ -246,7 +246,7 @@ SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf)
  */
 static void
 add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
-			 int64 next_head)
+			 uint8 nrank, int64 next_head)
 {
 	SrmForecastEntry *e;
 
@@ -260,8 +260,9 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 	}
 	e = &run->forecast[run->nforecast++];
 	e->isnull = isnull;
+	e->nrank = nrank;
 	e->next_head = next_head;
-	if (isnull || ts->key_byval)
+	if (isnull || ts->key_byval || ts->normalized)
 		e->key = key;
 	else
 	{
@@ -377,10 +378,16 @@ write_block(SrmRunWriter *w)
 static void
 close_head_block(SrmRunWriter *w)
 {
-	bool		isnull;
-	Datum		key = w->ts->keyfn(w->ts->keyarg, w->last_tuple, &isnull);
+	if (w->ts->normalized)
+		add_forecast(w->ts, w->run, (Datum) w->last_key, false, w->last_nrank,
+					 w->run->nblocks);
+	else
+	{
+		bool		isnull;
+		Datum		key = w->ts->keyfn(w->ts->keyarg, w->last_tuple, &isnull);
 
-	add_forecast(w->ts, w->run, key, isnull, w->run->nblocks);
+		add_forecast(w->ts, w->run, key, isnull, 0, w->run->nblocks);
+	}
 	write_block(w);
 }
 
@@ -390,7 +397,8 @@ close_head_block(SrmRunWriter *w)
  *		CONT blocks as it needs.
  */
 static void
-put_big(SrmRunWriter *w, const void *tuple, uint32 len)
+put_big(SrmRunWriter *w, const void *tuple, uint32 len, uint64 nkey,
+		uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
 	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
@@ -402,8 +410,10 @@ put_big(SrmRunWriter *w, const void *tuple, uint32 len)
 	Datum		key;
 	bool		first = true;
 
+	memset(&rh, 0, sizeof(rh));
 	rh.len = len;
-	rh.reserved = 0;
+	rh.nrank = nrank;
+	rh.key = nkey;
 	while (done < total)
 	{
 		Size		chunk = Min(payload, total - done);
@@ -434,8 +444,13 @@ put_big(SrmRunWriter *w, const void *tuple, uint32 len)
 	}
 
 	/* the key of the big record predicts the next head block */
-	key = ts->keyfn(ts->keyarg, tuple, &isnull);
-	add_forecast(ts, w->run, key, isnull, w->run->nblocks);
+	if (ts->normalized)
+		add_forecast(ts, w->run, (Datum) nkey, false, nrank, w->run->nblocks);
+	else
+	{
+		key = ts->keyfn(ts->keyarg, tuple, &isnull);
+		add_forecast(ts, w->run, key, isnull, 0, w->run->nblocks);
+	}
 }
 
 /*
@@ -443,7 +458,8 @@ put_big(SrmRunWriter *w, const void *tuple, uint32 len)
  *		Append a tuple of len bytes to the run.
  */
 void
-SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len)
+SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
+				uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
 	Size		recsz = SRM_RECORD_SIZE(len);
@@ -454,7 +470,7 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len)
 	{
 		if (w->have_block)
 			close_head_block(w);
-		put_big(w, tuple, len);
+		put_big(w, tuple, len, key, nrank);
 		w->run->nrecords++;
 		return;
 	}
@@ -470,9 +486,13 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len)
 	hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	rh = (SrmRecordHeader *) w->pos;
 	rh->len = len;
-	rh->reserved = 0;
+	rh->nrank = nrank;
+	rh->reserved[0] = rh->reserved[1] = rh->reserved[2] = 0;
+	rh->key = key;
 	memcpy(w->pos + SRM_RECORD_HDRSZ, tuple, len);
 	w->last_tuple = w->pos + SRM_RECORD_HDRSZ;
+	w->last_key = key;
+	w->last_nrank = nrank;
 	w->pos += recsz;
 	hdr->nrecords++;
 	w->run->nrecords++;

@@ -42,7 +42,9 @@ typedef struct SrmBlockHeader
 typedef struct SrmRecordHeader
 {
 	uint32		len;			/* tuple bytes */
-	uint32		reserved;
+	uint8		nrank;			/* normalized first key: NULL rank */
+	uint8		reserved[3];
+	uint64		key;			/* normalized first key (if any) */
 } SrmRecordHeader;
 
 #define SRM_RECORD_HDRSZ	MAXALIGN(sizeof(SrmRecordHeader))
@@ -64,8 +66,9 @@ typedef struct SrmBlockRef
  */
 typedef struct SrmForecastEntry
 {
-	Datum		key;
+	Datum		key;			/* first key, or its normalized form */
 	bool		isnull;
+	uint8		nrank;			/* normalized keys: NULL rank */
 	int64		next_head;		/* block index forecast by this key, or -1 */
 } SrmForecastEntry;
 
@@ -95,6 +98,7 @@ typedef struct SrmTapeSet
 	SrmIoSet   *io;
 	int			ndisks;
 	int			block_size;
+	bool		normalized;		/* records carry normalized first keys */
 	bool		key_byval;		/* first key's type, for forecast copies */
 	int16		key_typlen;
 	SrmKeyFn	keyfn;
@@ -124,6 +128,8 @@ typedef struct SrmRunWriter
 	int			cur;			/* buffer being filled */
 	char	   *pos;			/* fill position in bufs[cur] */
 	char	   *last_tuple;		/* last tuple put in bufs[cur] */
+	uint64		last_key;		/* its normalized key and NULL rank */
+	uint8		last_nrank;
 	int64		cur_head;		/* block index of the block being filled */
 	bool		have_block;
 } SrmRunWriter;
@@ -153,7 +159,8 @@ extern void SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno);
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
 									   int nbufs, char **bufs, SrmIo *ios);
-extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len);
+extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len,
+							uint64 key, uint8 nrank);
 extern void SrmRunWriterEnd(SrmRunWriter *w);
 
 #endif							/* SRM_TAPE_H */
