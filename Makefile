@@ -53,4 +53,4 @@ include $(PGXS)
 
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.
-$(OBJS): $(wildcard $(srcdir)/src/*.h)
+$(OBJS): $(wildcard src/*.h)

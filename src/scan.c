@@ -251,6 +251,13 @@ index_block(SrmScan *scan, SrmScanBuf *b)
 	{
 		SrmRecordHeader *rh = (SrmRecordHeader *) (b->data + off);
 
+		if (off + SRM_RECORD_SIZE(rh->len) > hdr->used)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("srmsort workfile block %u of a run is corrupt",
+							hdr->blockno),
+					 errdetail("record %u of %u at offset %u has length %u; %u bytes used",
+							   k, hdr->nrecords, off, rh->len, hdr->used)));
 		b->offs[k] = off + SRM_RECORD_HDRSZ;
 		off += SRM_RECORD_SIZE(rh->len);
 	}
