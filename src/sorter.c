@@ -343,15 +343,14 @@ dump_run(SrmSorter *s)
 /* ---------- input ---------- */
 
 /*
- * put_tuple
- *		Copy a tuple of len bytes into the load, writing a run first if the
- *		budget is full.
+ * make_room
+ *		Before adding a tuple of len bytes: grow the tuple array or write a
+ *		run if the budget is full.
  */
 static void
-put_tuple(SrmSorter *s, const void *tuple, Size len)
+make_room(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
-	void	   *copy;
 
 	if (load->ntuples >= load->maxtuples &&
 		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
@@ -359,31 +358,104 @@ put_tuple(SrmSorter *s, const void *tuple, Size len)
 	if (load->ntuples > 0 && MAXALIGN(len) > load->arena_left &&
 		mem_used(s) + Max(load->chunk_size, MAXALIGN(len)) > s->budget)
 		dump_run(s);
+}
 
-	copy = SrmMemLoadAlloc(load, len);
-	memcpy(copy, tuple, len);
+/*
+ * added
+ *		Bookkeeping after a tuple of len bytes at copy joined the load.
+ */
+static void
+added(SrmSorter *s, void *copy, Size len)
+{
+	SrmMemLoad *load = &s->load;
+
 	SrmMemLoadAdd(load, copy);
 	if (s->state == SS_INITIAL)
 		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
-
 	s->tuples++;
 	s->input_bytes += len;
-	note_mem(s, mem_used(s));
+	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
+		note_mem(s, mem_used(s));
+}
+
+/*
+ * put_tuple
+ *		Copy a tuple of len bytes into the load.
+ */
+static void
+put_tuple(SrmSorter *s, const void *tuple, Size len)
+{
+	void	   *copy;
+
+	make_room(s, len);
+	copy = SrmMemLoadAlloc(&s->load, len);
+	memcpy(copy, tuple, len);
+	added(s, copy, len);
 }
 
 /*
  * SrmSorterPutSlot
- *		Copy the slot's tuple into the sort.
+ *		Copy the slot's tuple into the sort, as a MinimalTuple formed
+ *		directly in the load's arena where the slot type allows it.
  */
 void
 SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 {
-	bool		shouldFree;
-	MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		bool		shouldFree;
+		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+		Size		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+		MinimalTuple mt;
 
-	put_tuple(s, mt, mt->t_len);
-	if (shouldFree)
-		pfree(mt);
+		make_room(s, len);
+		mt = SrmMemLoadAlloc(&s->load, len);
+		memcpy(mt, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+		mt->t_len = len;
+		if (shouldFree)
+			heap_freetuple(htup);
+		added(s, mt, len);
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+	{
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+		bool		hasnull = false;
+		Size		hoff,
+					data_len,
+					len;
+		MinimalTuple mt;
+		int			i;
+
+		slot_getallattrs(slot);
+		for (i = 0; i < desc->natts; i++)
+			hasnull |= slot->tts_isnull[i];
+		hoff = SizeofMinimalTupleHeader;
+		if (hasnull)
+			hoff += BITMAPLEN(desc->natts);
+		hoff = MAXALIGN(hoff);
+		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+		len = hoff + data_len;
+
+		make_room(s, len);
+		mt = SrmMemLoadAlloc(&s->load, len);
+		memset(mt, 0, hoff);
+		mt->t_len = len;
+		HeapTupleHeaderSetNatts(mt, desc->natts);
+		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+						(char *) mt + hoff, data_len, &mt->t_infomask,
+						hasnull ? mt->t_bits : NULL);
+		added(s, mt, len);
+	}
+	else
+	{
+		bool		shouldFree;
+		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+
+		put_tuple(s, mt, mt->t_len);
+		if (shouldFree)
+			pfree(mt);
+	}
 }
 
 /*
