@@ -96,7 +96,22 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 			break;
 	}
 	if (kind == SRM_NORM_NONE)
+	{
+		/*
+		 * Abbreviated keys compared as unsigned integers (text under ICU
+		 * collations, for one) are order-consistent prefixes: keep them,
+		 * also in the runs and merges, with ties decided in full.
+		 */
+		if (keys->abbreviating &&
+			keys->sortKeys[0].comparator == ssup_datum_unsigned_cmp)
+		{
+			keys->norm = SRM_NORM_ABBREV;
+			keys->norm_exhaustive = false;
+			keys->norm_desc = keys->sortKeys[0].ssup_reverse;
+			keys->norm_nulls_first = nulls_first;
+		}
 		return;
+	}
 
 	keys->norm = kind;
 	keys->norm_exhaustive = exhaustive;
@@ -379,6 +394,9 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 					u = bytes_norm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 			}
 			break;
+		case SRM_NORM_ABBREV:
+			u = (uint64) keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
+			break;
 		case SRM_NORM_NONE:
 			elog(ERROR, "srmsort: key is not normalized");
 	}
@@ -525,7 +543,8 @@ SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n)
 	SortSupport ssup = keys->sortKeys;
 	int64		i;
 
-	if (!keys->abbreviating || n < keys->abbrevNext)
+	if (!keys->abbreviating || n < keys->abbrevNext ||
+		keys->norm == SRM_NORM_ABBREV)
 		return;
 	keys->abbrevNext *= 2;
 	if (!ssup->abbrev_abort(n, ssup))

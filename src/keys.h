@@ -50,7 +50,8 @@ typedef enum SrmNormKind
 	SRM_NORM_FLOAT8,
 	SRM_NORM_BOOL,
 	SRM_NORM_OID,
-	SRM_NORM_BYTES				/* varlena bytes under memcmp order: prefix */
+	SRM_NORM_BYTES,				/* varlena bytes under memcmp order: prefix */
+	SRM_NORM_ABBREV				/* the opclass's unsigned abbreviated key */
 } SrmNormKind;
 
 #define SRM_NRANK_FIRST		0
