@@ -82,7 +82,7 @@ typedef struct SrmInput
 	char	   *rec;			/* next record in the leading block */
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
-	char	   *big_in_heap;	/* BIG record now in the main merge heap */
+	char	   *big_in_heap;	/* BIG record now in the main merge */
 	SrmRecordHeader big_hdr;	/* its record header */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
 	/* DSM only */
@@ -126,9 +126,11 @@ struct SrmMerge
 	SrmPlaceholder *free_ph;	/* recycled placeholders (linked by run) */
 	bool		pause;			/* marked became leading: Parallel_Read */
 
-	/* the main merge heap of run indexes' head tuples */
-	SrmTuple   *heap;
-	int			nheap;
+	/* the main merge: a loser tree over the inputs' current tuples */
+	SrmTuple   *cur;
+	bool	   *done;
+	int		   *tree;
+	int			nlive;
 };
 
 static void srm_prepare_reads(SrmMerge *m);
@@ -608,37 +610,85 @@ dsm_next_block(SrmMerge *m, int r)
 	return true;
 }
 
-/* ---------- the main merge heap ---------- */
+/* ---------- the main merge: a loser tree ---------- */
 
+/*
+ * The main merge is a tournament ("loser") tree over the R inputs: leaf r
+ * holds input r's current tuple; every inner node keeps the loser of the
+ * match played there and tree[0] the overall winner.  Replacing the winner
+ * by its input's next tuple replays only the matches on its path: log2(R)
+ * comparisons, against log2(R) to 2 log2(R) for a binary heap.
+ */
 static inline bool
-tup_less(SrmMerge *m, const SrmTuple *a, const SrmTuple *b)
+beats(SrmMerge *m, int a, int b)
 {
-	int			cmp = SrmCompareFull(a, b, m->keys);
+	int			cmp;
 
-	return cmp < 0 || (cmp == 0 && a->src < b->src);
+	if (m->done[a])
+		return false;
+	if (m->done[b])
+		return true;
+	if (m->keys->norm != SRM_NORM_NONE)
+		cmp = SrmCompareNorm(&m->cur[a], &m->cur[b], m->keys);
+	else
+		cmp = SrmCompareFull(&m->cur[a], &m->cur[b], m->keys);
+	return cmp < 0 || (cmp == 0 && a < b);
 }
 
+/*
+ * tree_init
+ *		Play every match of the tree once.
+ */
 static void
-heap_sift_down(SrmMerge *m, int i)
+tree_init(SrmMerge *m)
 {
-	int			n = m->nheap;
-	SrmTuple   *h = m->heap;
-	SrmTuple	x = h[i];
+	int			K = m->nruns;
+	int		   *winner = palloc(2 * K * sizeof(int));
+	int			i;
 
-	for (;;)
+	for (i = 0; i < K; i++)
+		winner[K + i] = i;
+	for (i = K - 1; i >= 1; i--)
 	{
-		int			c = 2 * i + 1;
+		int			l = winner[2 * i],
+					r = winner[2 * i + 1];
 
-		if (c >= n)
-			break;
-		if (c + 1 < n && tup_less(m, &h[c + 1], &h[c]))
-			c++;
-		if (!tup_less(m, &h[c], &x))
-			break;
-		h[i] = h[c];
-		i = c;
+		if (beats(m, l, r))
+		{
+			winner[i] = l;
+			m->tree[i] = r;
+		}
+		else
+		{
+			winner[i] = r;
+			m->tree[i] = l;
+		}
 	}
-	h[i] = x;
+	m->tree[0] = K > 1 ? winner[1] : 0;
+	pfree(winner);
+}
+
+/*
+ * tree_replay
+ *		Input w has a new current tuple (or is done): replay its path.
+ */
+static inline void
+tree_replay(SrmMerge *m, int w)
+{
+	int			node = (w + m->nruns) / 2;
+
+	while (node >= 1)
+	{
+		if (beats(m, m->tree[node], w))
+		{
+			int			t = m->tree[node];
+
+			m->tree[node] = w;
+			w = t;
+		}
+		node /= 2;
+	}
+	m->tree[0] = w;
 }
 
 /*
@@ -719,7 +769,9 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->counters = counters;
 	m->refill_run = -1;
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
-	m->heap = palloc(nruns * sizeof(SrmTuple));
+	m->cur = palloc0(nruns * sizeof(SrmTuple));
+	m->done = palloc0(nruns * sizeof(bool));
+	m->tree = palloc0(Max(nruns, 1) * sizeof(int));
 	if (dsm)
 		nbufs = 2 * D * nruns;
 	m->nbufs = nbufs;
@@ -796,12 +848,14 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		srm_prepare_reads(m);
 	}
 
-	/* step 2: the first item of every run into the main merge heap */
+	/* step 2: the first item of every run into the main merge */
 	for (r = 0; r < nruns; r++)
-		if (input_head(m, r, &m->heap[m->nheap]))
-			m->nheap++;
-	for (i = m->nheap / 2 - 1; i >= 0; i--)
-		heap_sift_down(m, i);
+	{
+		m->done[r] = !input_head(m, r, &m->cur[r]);
+		if (!m->done[r])
+			m->nlive++;
+	}
+	tree_init(m);
 
 	MemoryContextSwitchTo(old);
 	return m;
@@ -837,20 +891,22 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		m->refill_run = -1;
 	}
 
-	if (m->nheap == 0)
+	if (m->nlive == 0)
 		return false;
 
-	*out = m->heap[0];
-	r = out->src;
+	r = m->tree[0];
+	*out = m->cur[r];
 	if (m->inputs[r].big_in_heap == out->tuple)
 	{
 		m->release_big = m->inputs[r].big_in_heap;
 		m->inputs[r].big_in_heap = NULL;
 	}
-	if (!input_head(m, r, &m->heap[0]))
-		m->heap[0] = m->heap[--m->nheap];
-	if (m->nheap > 1)
-		heap_sift_down(m, 0);
+	if (!input_head(m, r, &m->cur[r]))
+	{
+		m->done[r] = true;
+		m->nlive--;
+	}
+	tree_replay(m, r);
 
 	if (m->pause)
 	{

@@ -230,7 +230,8 @@ choose_block_size(SrmSorter *s, int D)
 	/* without an estimate, or with a small one, expect a large input */
 	double		est = Max(s->est_input,
 						  (double) (s->est_input > 0 ? 8 : 64) * s->budget);
-	double		nruns = ceil(est / (0.9 * s->budget));
+	/* a margin: an extra pass costs far more than smaller blocks do */
+	double		nruns = 4 * ceil(est / (0.9 * s->budget));
 	int			best = SRM_MIN_BLOCK_KB * 1024;
 	int			best_passes = INT_MAX;
 	int			B;
