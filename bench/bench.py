@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""srmsort benchmark driver: native PostgreSQL sort vs srmsort (SRM, DSM).
+
+Runs against an existing cluster (PGHOST/PGPORT/PGUSER/PGDATABASE in the
+environment; bench/run_bench.sh makes a throwaway one).  For every data set,
+size and work_mem it measures, side by side and alternating the systems
+(A B C A B C ...), the wall time of a query that sorts every row and returns
+none:
+
+    SELECT * FROM t ORDER BY <key> OFFSET 1e12
+
+(no LIMIT, so no top-N sort), takes the median of --reps runs after one
+untimed warm-up, and records the floor (the same query without ORDER BY),
+the sort facts from EXPLAIN (ANALYZE, TIMING OFF) and the backend's peak
+resident memory (VmHWM, reset before each run through /proc/self/clear_refs).
+
+Results go to <out>/results.csv and <out>/results.md; with matplotlib
+installed, also <out>/time_vs_rows.png.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+DATASETS = {
+    # name: (create-table SQL with {rows}, sort key, description)
+    "int8": ("SELECT (random() * 9e18)::int8 AS k, i::int8 AS v "
+             "FROM generate_series(1, {rows}) i",
+             "k", "int8 key + int8 payload"),
+    "records": ("SELECT decode(substr(md5(random()::text) || md5(random()::text), 1, 20), 'hex') AS k, "
+                "repeat(substr(md5(i::text), 1, 30), 3) AS v "
+                "FROM generate_series(1, {rows}) i",
+                "k", "10-byte random key + 90-byte payload"),
+    "text_c": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+               "FROM generate_series(1, {rows}) i",
+               'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
+    "text_icu": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+                 "FROM generate_series(1, {rows}) i",
+                 'k COLLATE "en-x-icu"', "random text keys of 16-32 characters, ICU en"),
+}
+
+SYSTEMS = {
+    "native": "SET srmsort.enabled = off;",
+    "srm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;",
+    "dsm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = dsm;",
+}
+
+
+def psql(sql, timing=False, check=True):
+    """Run sql in a fresh psql session; return (stdout, elapsed ms or None)."""
+    cmd = ["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"]
+    if timing:
+        sql = "\\timing on\n" + sql
+    p = subprocess.run(cmd, input=sql, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError("psql failed: %s\n%s" % (sql[:200], p.stderr))
+    ms = None
+    if timing:
+        times = re.findall(r"Time: ([0-9.]+) ms", p.stdout)
+        ms = float(times[-2]) if len(times) >= 2 else None
+    return p.stdout, ms
+
+
+def ensure_table(ds, rows):
+    name = "bench_%s_%d" % (ds, rows)
+    out, _ = psql("SELECT to_regclass('%s') IS NOT NULL" % name)
+    if out.strip() != "t":
+        print("  generating %s (%d rows)" % (name, rows), flush=True)
+        psql("SELECT setseed(0.42); CREATE TABLE %s AS %s; VACUUM ANALYZE %s;"
+             % (name, DATASETS[ds][0].format(rows=rows), name))
+    out, _ = psql("SELECT pg_total_relation_size('%s')" % name)
+    return name, int(out.strip())
+
+
+def timed(setup, query):
+    """Wall time of query (ms) and the backend's peak RSS (kB)."""
+    sql = ("%s\nSET max_parallel_workers_per_gather = 0;\n"
+           "COPY (SELECT 5) TO '/proc/self/clear_refs';\n"
+           "%s;\n"
+           "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+([0-9]+)');\n"
+           % (setup, query))
+    out, ms = psql(sql, timing=True)
+    lines = [l for l in out.splitlines() if l.strip().isdigit()]
+    return ms, int(lines[-1]) if lines else None
+
+
+def explain_facts(setup, query):
+    sql = ("%s\nSET max_parallel_workers_per_gather = 0;\n"
+           "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;" % (setup, query))
+    out, _ = psql(sql)
+    plan = json.loads(out[out.index("["):])
+    facts = {}
+
+    def walk(node):
+        if node.get("Node Type") == "Sort" or node.get("Custom Plan Provider") == "SRMSort":
+            for k, v in node.items():
+                if k not in ("Plans", "Output") and not isinstance(v, (list, dict)):
+                    facts.setdefault(k, v)
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    return facts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default="int8,records,text_c,text_icu")
+    ap.add_argument("--rows", default="1000000,5000000")
+    ap.add_argument("--work-mem", default="4MB,64MB,1GB")
+    ap.add_argument("--systems", default="native,srm,dsm")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--tablespaces", default="",
+                    help="srmsort.tablespaces (and temp_tablespaces for native)")
+    ap.add_argument("--out", default="bench/results")
+    args = ap.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    systems = args.systems.split(",")
+    rows_list = [int(r) for r in args.rows.split(",")]
+    results = []
+    for ds in args.datasets.split(","):
+        for rows in rows_list:
+            table, nbytes = ensure_table(ds, rows)
+            key = DATASETS[ds][1]
+            query = "SELECT * FROM %s ORDER BY %s OFFSET 1e12" % (table, key)
+            floor_q = "SELECT * FROM %s OFFSET 1e12" % table
+            timed("", floor_q)                          # warm the cache
+            floor = statistics.median(timed("", floor_q)[0] for _ in range(args.reps))
+            for wm in args.work_mem.split(","):
+                base = "SET work_mem = '%s';" % wm
+                if args.tablespaces:
+                    base += " SET srmsort.tablespaces = '%s'; SET temp_tablespaces = '%s';" % (
+                        args.tablespaces, args.tablespaces)
+                times = {s: [] for s in systems}
+                rss = {s: [] for s in systems}
+                for s in systems:                       # warm-up, untimed
+                    timed(base + SYSTEMS[s], query)
+                for _ in range(args.reps):
+                    for s in systems:                   # A B C A B C ...
+                        ms, kb = timed(base + SYSTEMS[s], query)
+                        times[s].append(ms)
+                        rss[s].append(kb)
+                native_med = statistics.median(times["native"]) if "native" in times else None
+                for s in systems:
+                    med = statistics.median(times[s])
+                    facts = explain_facts(base + SYSTEMS[s], query)
+                    row = {
+                        "dataset": ds, "rows": rows, "table_mb": round(nbytes / 1e6, 1),
+                        "work_mem": wm, "system": s,
+                        "median_s": round(med / 1000, 3),
+                        "min_s": round(min(times[s]) / 1000, 3),
+                        "max_s": round(max(times[s]) / 1000, 3),
+                        "rows_per_s": int(rows / (med / 1000)),
+                        "mb_per_s": round(nbytes / 1e6 / (med / 1000), 1),
+                        "ratio_to_native": round(native_med / med, 2) if native_med else "",
+                        "floor_s": round(floor / 1000, 3),
+                        "peak_rss_mb": round(max(r for r in rss[s] if r) / 1024, 1) if any(rss[s]) else "",
+                        "sort_method": facts.get("Sort Method", ""),
+                        "space_kb": facts.get("Sort Space Used", ""),
+                        "runs": facts.get("Runs", ""),
+                        "merge_order": facts.get("Merge Order", ""),
+                        "passes": facts.get("Passes", ""),
+                        "nu": facts.get("Nu", ""),
+                        "stalls": facts.get("Stalls", ""),
+                        "peak_temp_kb": facts.get("Peak Temp", ""),
+                        "mem_peak_kb": facts.get("Memory Peak", ""),
+                    }
+                    results.append(row)
+                    print("  %-8s %9d rows %6s %-6s median %7.3fs (min %.3f max %.3f) x%s  %s"
+                          % (ds, rows, wm, s, row["median_s"], row["min_s"], row["max_s"],
+                             row["ratio_to_native"], row["sort_method"]), flush=True)
+
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
+        w.writeheader()
+        w.writerows(results)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        cols = ["dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
+                "max_s", "ratio_to_native", "floor_s", "rows_per_s", "mb_per_s",
+                "peak_rss_mb", "sort_method", "runs", "merge_order", "passes", "nu",
+                "stalls", "peak_temp_kb"]
+        f.write("Measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
+                % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
+                   os.cpu_count(), args.reps))
+        f.write("| " + " | ".join(cols) + " |\n")
+        f.write("|" + "---|" * len(cols) + "\n")
+        for r in results:
+            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, len(args.work_mem.split(",")), figsize=(5 * len(args.work_mem.split(",")), 4))
+        if not hasattr(axes, "__len__"):
+            axes = [axes]
+        for ax, wm in zip(axes, args.work_mem.split(",")):
+            for ds in args.datasets.split(","):
+                for s in systems:
+                    pts = [(r["rows"], r["median_s"]) for r in results
+                           if r["work_mem"] == wm and r["system"] == s and r["dataset"] == ds]
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                                label="%s %s" % (ds, s))
+            ax.set_title("work_mem %s" % wm)
+            ax.set_xlabel("rows")
+            ax.set_ylabel("seconds")
+            ax.legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "time_vs_rows.png"), dpi=100)
+    except ImportError:
+        print("matplotlib not installed: no plot", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
