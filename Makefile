@@ -13,6 +13,7 @@ OBJS = \
 	src/merge.o \
 	src/runs.o \
 	src/scan.o \
+	src/shmem.o \
 	src/sorter.o \
 	src/srmsort.o \
 	src/tape.o

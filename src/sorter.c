@@ -40,6 +40,7 @@
 #include "merge.h"
 #include "runs.h"
 #include "scan.h"
+#include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
 
@@ -81,6 +82,7 @@ struct SrmSorter
 	int			passes;
 	int64		nruns_initial;
 	bool		warned_memory;
+	bool		job;			/* registered in shared memory */
 
 	/* reading, as tuplesort: next tuple forward, and whether at the end */
 	int64		current;
@@ -273,6 +275,14 @@ go_external(SrmSorter *s)
 							 SrmKeysGetKey0, s->keys);
 	s->ts->normalized = (s->keys->norm != SRM_NORM_NONE);
 	D = s->ts->ndisks;
+	{
+		Oid			spcs[SRM_MAX_DISKS];
+
+		for (i = 0; i < D; i++)
+			spcs[i] = s->ts->disks->disks[i].spcOid;
+		SrmJobBegin(spcs, D, 0);
+		s->job = true;
+	}
 	s->block_size = choose_block_size(s, D);
 	s->ts->block_size = s->block_size;
 
@@ -337,6 +347,7 @@ dump_run(SrmSorter *s)
 	SrmRunWriterEnd(w);
 	add_run(s, run);
 	s->nruns_initial++;
+	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
 	MemoryContextSwitchTo(old);
 }
@@ -602,6 +613,7 @@ merge_all(SrmSorter *s)
 	s->merge_order = Min(Max(R, 2), Max(rf, 2));
 
 	/* intermediate merges, of the smallest runs first */
+	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
 	while (s->nruns > rf)
 	{
 		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
@@ -630,6 +642,7 @@ merge_all(SrmSorter *s)
 		s->nwbufs = 0;
 		nbufs = Max(merge_buffers(s, (double) s->budget - forecast_bytes(s)), D + 2);
 		nbufs = Min(nbufs, 4 * D + 2);
+		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
 		note_mem(s, mem_used(s) + SrmScanMemory(s->ts, s->runs[0], nbufs));
 		s->state = SS_SORTEDONDISK;
@@ -642,6 +655,7 @@ merge_all(SrmSorter *s)
 	s->nwbufs = 0;
 	avail = (double) s->budget - forecast_bytes(s);
 	nbufs = Max(merge_buffers(s, avail), 2 * s->nruns + D);
+	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
 							 &s->counters);
 	note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
@@ -933,6 +947,8 @@ sorter_reset_callback(void *arg)
 	if (s->ended)
 		return;
 	s->ended = true;
+	if (s->job)
+		SrmJobEnd();
 	if (s->ts != NULL)
 		SrmTapeSetClose(s->ts, true);
 }
@@ -952,6 +968,8 @@ SrmSorterEnd(SrmSorter *s)
 		SrmScanEnd(s->scan);
 	if (s->ts != NULL)
 		SrmTapeSetClose(s->ts, false);
+	if (s->job)
+		SrmJobEnd();
 	s->ended = true;
 	MemoryContextDelete(s->cxt);
 }

@@ -24,6 +24,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "shmem.h"
 #include "srmsort.h"
 
 PG_MODULE_MAGIC;
@@ -52,7 +53,11 @@ static const struct config_enum_entry merge_strategy_options[] = {
 	{NULL, 0, false}
 };
 
+static char *srmsort_partitions_string = NULL;
+
 static bool check_block_size(int *newval, void **extra, GucSource source);
+static bool check_partitions(char **newval, void **extra, GucSource source);
+static void assign_partitions(const char *newval, void *extra);
 static void define_settings(void);
 
 void		_PG_init(void);
@@ -69,6 +74,7 @@ _PG_init(void)
 {
 	define_settings();
 	MarkGUCPrefixReserved("srmsort");
+	SrmShmemInit();
 }
 
 /*
@@ -145,6 +151,15 @@ define_settings(void)
 							&srmsort_random_seed, -1, -1, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
+	DefineCustomStringVariable("srmsort.partitions",
+							   "Number of logical partitions of the workfile disks.",
+							   "An integer P from 1 to 64: the disks are split into P groups "
+							   "as evenly as possible and each sort takes the least-loaded "
+							   "group.  auto uses one partition at light load and more as "
+							   "concurrent sorts grow.  Needs shared_preload_libraries.",
+							   &srmsort_partitions_string, "auto", PGC_USERSET, 0,
+							   check_partitions, assign_partitions, NULL);
+
 	DefineCustomBoolVariable("srmsort.trace",
 							 "Logs the facts of every srmsort sort.",
 							 NULL,
@@ -165,6 +180,46 @@ check_block_size(int *newval, void **extra, GucSource source)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * check_partitions
+ *		srmsort.partitions is "auto" or an integer from 1 to 64.
+ */
+static bool
+check_partitions(char **newval, void **extra, GucSource source)
+{
+	char	   *end;
+	long		p;
+	int		   *parsed;
+
+	if (pg_strcasecmp(*newval, "auto") == 0)
+		p = 0;
+	else
+	{
+		errno = 0;
+		p = strtol(*newval, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (errno != 0 || end == *newval || *end != '\0' || p < 1 || p > SRM_MAX_DISKS)
+		{
+			GUC_check_errdetail("srmsort.partitions must be auto or an integer from 1 to %d.",
+								SRM_MAX_DISKS);
+			return false;
+		}
+	}
+	parsed = malloc(sizeof(int));
+	if (parsed == NULL)
+		return false;
+	*parsed = (int) p;
+	*extra = parsed;
+	return true;
+}
+
+static void
+assign_partitions(const char *newval, void *extra)
+{
+	srmsort_partitions = *(int *) extra;
 }
 
 /*

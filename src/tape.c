@@ -35,6 +35,7 @@
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
+#include "shmem.h"
 #include "srmsort.h"
 #include "tape.h"
 
@@ -218,6 +219,7 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 				  (off_t) ref->slot * ts->block_size);
 	disk->reads++;
 	disk->bytes_read += ts->block_size;
+	SrmJobCountIO(ref->disk, false, ts->block_size, 0);
 	ts->blocks_read++;
 	pgBufferUsage.temp_blks_read += ts->block_size / BLCKSZ;
 }
@@ -362,6 +364,7 @@ write_block(SrmRunWriter *w)
 
 	disk->writes++;
 	disk->bytes_written += ts->block_size;
+	SrmJobCountIO(ref->disk, true, ts->block_size, 0);
 	ts->blocks_written++;
 	run->nbytes += ts->block_size;
 	pgBufferUsage.temp_blks_written += ts->block_size / BLCKSZ;

@@ -1,0 +1,567 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.c
+ *	  Shared load accounting: disks, sort jobs, partitions, views.
+ *
+ * When srmsort is in shared_preload_libraries it keeps, in shared memory:
+ *
+ *	 - one entry per workfile disk (tablespace) ever used: sort jobs active
+ *	   on it, bytes and operations read and written, time spent in I/O;
+ *	 - one entry per backend: the sort job it runs, if any (phase,
+ *	   partition, runs written, bytes written, merge pass).
+ *
+ * Counters are atomics, updated without locks; the lock is taken only to
+ * give a new tablespace its entry and to reset.  A job is registered when a
+ * sort starts writing runs and removed when it ends -- also on error (the
+ * sorter's reset callback) and at backend exit, so active-job counts never
+ * drift or go negative.
+ *
+ * Partitions (Wu, Yu, Chung, Teng): the D disks of a sort's configuration
+ * are split into P groups as evenly as possible (group p holds disks
+ * [p*D/P, (p+1)*D/P)); a new job takes the group whose disks carry the
+ * fewest active jobs.  srmsort.partitions = auto (0) chooses P from the
+ * number of other active jobs n: one partition below 2, then one more for
+ * every 2 jobs, at most D -- full sharing at light load, more isolation as
+ * load grows (the paper's simplified adaptive scheme).
+ *
+ * Without preloading there is no shared memory: P = 1, no accounting, and a
+ * NOTICE (once per backend) says so; the views' functions raise an error.
+ *
+ * IDENTIFICATION
+ *	  src/shmem.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/tablespace.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/backendid.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "shmem.h"
+
+#define SRM_SHARED_DISKS	64
+
+typedef struct SrmSharedDisk
+{
+	Oid			spcoid;
+	bool		used;
+	int			partition;		/* partition of the last job using it */
+	pg_atomic_uint32 active_jobs;
+	pg_atomic_uint64 bytes_read;
+	pg_atomic_uint64 bytes_written;
+	pg_atomic_uint64 reads;
+	pg_atomic_uint64 writes;
+	pg_atomic_uint64 busy_us;
+} SrmSharedDisk;
+
+typedef struct SrmSharedJob
+{
+	int			pid;			/* 0 if no job */
+	int			phase;
+	int			partition;
+	int			npartitions;
+	int			ndisks;
+	int			merge_pass;
+	int64		runs;
+	int64		bytes_written;
+	TimestampTz started;
+} SrmSharedJob;
+
+typedef struct SrmShared
+{
+	LWLock	   *lock;
+	pg_atomic_uint32 active_jobs;
+	SrmSharedDisk disks[SRM_SHARED_DISKS];
+	SrmSharedJob jobs[FLEXIBLE_ARRAY_MEMBER];
+} SrmShared;
+
+int			srmsort_partitions = 0;
+
+static SrmShared *srm_shared = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* this backend's job */
+static bool job_active = false;
+static int	job_ndisks = 0;
+static int	job_slots[SRM_SHARED_DISKS];
+static bool exit_cb_registered = false;
+static bool warned_no_shmem = false;
+
+PG_FUNCTION_INFO_V1(srmsort_disks);
+PG_FUNCTION_INFO_V1(srmsort_activity);
+PG_FUNCTION_INFO_V1(srmsort_stats_reset);
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(SrmShared, jobs),
+					mul_size(MaxBackends, sizeof(SrmSharedJob)));
+}
+
+static void
+srm_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(shared_size());
+	RequestNamedLWLockTranche("srmsort", 1);
+}
+
+static void
+srm_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	srm_shared = ShmemInitStruct("srmsort", shared_size(), &found);
+	if (!found)
+	{
+		int			i;
+
+		memset(srm_shared, 0, shared_size());
+		srm_shared->lock = &(GetNamedLWLockTranche("srmsort"))->lock;
+		pg_atomic_init_u32(&srm_shared->active_jobs, 0);
+		for (i = 0; i < SRM_SHARED_DISKS; i++)
+		{
+			SrmSharedDisk *d = &srm_shared->disks[i];
+
+			pg_atomic_init_u32(&d->active_jobs, 0);
+			pg_atomic_init_u64(&d->bytes_read, 0);
+			pg_atomic_init_u64(&d->bytes_written, 0);
+			pg_atomic_init_u64(&d->reads, 0);
+			pg_atomic_init_u64(&d->writes, 0);
+			pg_atomic_init_u64(&d->busy_us, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * SrmShmemInit
+ *		From _PG_init: request shared memory if we are being preloaded.
+ */
+void
+SrmShmemInit(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = srm_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = srm_shmem_startup;
+}
+
+/*
+ * SrmShmemAvailable
+ *		Is shared accounting available?  If not, say so once per backend.
+ */
+bool
+SrmShmemAvailable(void)
+{
+	if (srm_shared != NULL)
+		return true;
+	if (!warned_no_shmem)
+	{
+		warned_no_shmem = true;
+		ereport(NOTICE,
+				(errmsg("srmsort is not in shared_preload_libraries: workfile disks are not partitioned and not monitored"),
+				 errhint("Add srmsort to shared_preload_libraries and restart the server.")));
+	}
+	return false;
+}
+
+/*
+ * disk_slot
+ *		The shared entry of tablespace spcoid, created if need be; -1 if the
+ *		table is full.
+ */
+static int
+disk_slot(Oid spcoid)
+{
+	int			i;
+	int			freeslot = -1;
+
+	for (i = 0; i < SRM_SHARED_DISKS; i++)
+		if (srm_shared->disks[i].used && srm_shared->disks[i].spcoid == spcoid)
+			return i;
+
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	for (i = 0; i < SRM_SHARED_DISKS; i++)
+	{
+		SrmSharedDisk *d = &srm_shared->disks[i];
+
+		if (d->used && d->spcoid == spcoid)
+		{
+			freeslot = i;
+			break;
+		}
+		if (!d->used && freeslot < 0)
+			freeslot = i;
+	}
+	if (freeslot >= 0 && !srm_shared->disks[freeslot].used)
+	{
+		srm_shared->disks[freeslot].spcoid = spcoid;
+		srm_shared->disks[freeslot].used = true;
+	}
+	LWLockRelease(srm_shared->lock);
+	return freeslot;
+}
+
+/*
+ * SrmPartitionChoose
+ *		See shmem.h.
+ */
+void
+SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
+				   int *partno, int *nparts)
+{
+	int			P = srmsort_partitions;
+	int			best = 0;
+	int64		bestload = PG_INT64_MAX;
+	int			p;
+
+	if (P > ndisks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("srmsort.partitions (%d) exceeds the number of workfile disks (%d)",
+						P, ndisks),
+				 errhint("Set srmsort.partitions to at most the number of tablespaces in srmsort.tablespaces, or to auto.")));
+
+	if (!SrmShmemAvailable() || ndisks <= 1)
+	{
+		*first = 0;
+		*count = ndisks;
+		*partno = 0;
+		*nparts = 1;
+		return;
+	}
+
+	if (P == 0)
+	{
+		/* auto: one partition at light load, one more per two other jobs */
+		int			others = (int) pg_atomic_read_u32(&srm_shared->active_jobs);
+
+		if (job_active)
+			others--;
+		P = (others < 2) ? 1 : Min(ndisks, 1 + others / 2);
+	}
+
+	for (p = 0; p < P; p++)
+	{
+		int			lo = p * ndisks / P;
+		int			hi = (p + 1) * ndisks / P;
+		int64		load = 0;
+		int			i;
+
+		for (i = lo; i < hi; i++)
+		{
+			int			slot = disk_slot(spcs[i]);
+
+			if (slot >= 0)
+				load += pg_atomic_read_u32(&srm_shared->disks[slot].active_jobs);
+		}
+		/* compare load per disk, so uneven partitions are fair */
+		load = load * 1000 / (hi - lo);
+		if (load < bestload)
+		{
+			bestload = load;
+			best = p;
+		}
+	}
+	*first = best * ndisks / P;
+	*count = (best + 1) * ndisks / P - *first;
+	*partno = best;
+	*nparts = P;
+}
+
+/*
+ * job_exit_cb
+ *		Backend exit: end a job still registered.
+ */
+static void
+job_exit_cb(int code, Datum arg)
+{
+	SrmJobEnd();
+}
+
+/*
+ * my_job
+ *		This backend's job entry, or NULL.
+ */
+static SrmSharedJob *
+my_job(void)
+{
+	if (srm_shared == NULL || MyBackendId == InvalidBackendId ||
+		MyBackendId > MaxBackends)
+		return NULL;
+	return &srm_shared->jobs[MyBackendId - 1];
+}
+
+/*
+ * SrmJobBegin
+ *		Register this backend's sort job on disks spcs[0..ndisks).
+ */
+void
+SrmJobBegin(const Oid *spcs, int ndisks, int partno)
+{
+	SrmSharedJob *job = my_job();
+	int			i;
+
+	if (job == NULL)
+		return;
+	if (job_active)
+		SrmJobEnd();
+	if (!exit_cb_registered)
+	{
+		before_shmem_exit(job_exit_cb, (Datum) 0);
+		exit_cb_registered = true;
+	}
+
+	job_ndisks = Min(ndisks, SRM_SHARED_DISKS);
+	for (i = 0; i < job_ndisks; i++)
+	{
+		job_slots[i] = disk_slot(spcs[i]);
+		if (job_slots[i] >= 0)
+		{
+			pg_atomic_fetch_add_u32(&srm_shared->disks[job_slots[i]].active_jobs, 1);
+			srm_shared->disks[job_slots[i]].partition = partno;
+		}
+	}
+	pg_atomic_fetch_add_u32(&srm_shared->active_jobs, 1);
+	job->phase = SRM_PHASE_RUNS;
+	job->partition = partno;
+	job->ndisks = ndisks;
+	job->merge_pass = 0;
+	job->runs = 0;
+	job->bytes_written = 0;
+	job->started = GetCurrentTimestamp();
+	pg_write_barrier();
+	job->pid = MyProcPid;
+	job_active = true;
+}
+
+/*
+ * SrmJobSetPhase
+ *		The job moved on to a phase (and merge pass).
+ */
+void
+SrmJobSetPhase(SrmJobPhase phase, int pass)
+{
+	SrmSharedJob *job = my_job();
+
+	if (job == NULL || !job_active)
+		return;
+	job->phase = phase;
+	job->merge_pass = pass;
+}
+
+/*
+ * SrmJobAddRun
+ *		The job wrote a run of bytes bytes.
+ */
+void
+SrmJobAddRun(int64 bytes)
+{
+	SrmSharedJob *job = my_job();
+
+	if (job == NULL || !job_active)
+		return;
+	job->runs++;
+}
+
+/*
+ * SrmJobCountIO
+ *		Count an I/O of the job on its disk i.
+ */
+void
+SrmJobCountIO(int disk, bool write, int64 bytes, double ms)
+{
+	SrmSharedJob *job = my_job();
+	SrmSharedDisk *d;
+
+	if (job == NULL || !job_active || disk < 0 || disk >= job_ndisks ||
+		job_slots[disk] < 0)
+		return;
+	d = &srm_shared->disks[job_slots[disk]];
+	if (write)
+	{
+		pg_atomic_fetch_add_u64(&d->bytes_written, bytes);
+		pg_atomic_fetch_add_u64(&d->writes, 1);
+		job->bytes_written += bytes;
+	}
+	else
+	{
+		pg_atomic_fetch_add_u64(&d->bytes_read, bytes);
+		pg_atomic_fetch_add_u64(&d->reads, 1);
+	}
+	if (ms > 0)
+		pg_atomic_fetch_add_u64(&d->busy_us, (uint64) (ms * 1000));
+}
+
+/*
+ * SrmJobEnd
+ *		Unregister this backend's job.  Idempotent, never ERRORs: it runs
+ *		from reset callbacks during abort and at backend exit.
+ */
+void
+SrmJobEnd(void)
+{
+	SrmSharedJob *job = my_job();
+	int			i;
+
+	if (job == NULL || !job_active)
+		return;
+	job_active = false;
+	for (i = 0; i < job_ndisks; i++)
+		if (job_slots[i] >= 0)
+			pg_atomic_fetch_sub_u32(&srm_shared->disks[job_slots[i]].active_jobs, 1);
+	pg_atomic_fetch_sub_u32(&srm_shared->active_jobs, 1);
+	job->pid = 0;
+	job->phase = SRM_PHASE_NONE;
+	job_ndisks = 0;
+}
+
+/* ---------- SQL-callable functions behind the views ---------- */
+
+static void
+require_shmem(void)
+{
+	if (srm_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("srmsort must be loaded via shared_preload_libraries")));
+}
+
+/*
+ * srmsort_disks
+ *		One row per workfile disk srmsort has used since the last reset.
+ */
+Datum
+srmsort_disks(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			i;
+
+	require_shmem();
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < SRM_SHARED_DISKS; i++)
+	{
+		SrmSharedDisk *d = &srm_shared->disks[i];
+		Datum		values[9];
+		bool		nulls[9] = {0};
+		char		path[MAXPGPATH];
+		char	   *name;
+
+		if (!d->used)
+			continue;
+		name = OidIsValid(d->spcoid) ? get_tablespace_name(d->spcoid) : NULL;
+		if (name == NULL)
+			name = OidIsValid(d->spcoid) ? psprintf("(dropped %u)", d->spcoid) : "pg_default";
+		TempTablespacePath(path, d->spcoid);
+		values[0] = CStringGetTextDatum(name);
+		values[1] = CStringGetTextDatum(path);
+		values[2] = Int32GetDatum(d->partition);
+		values[3] = Int32GetDatum((int32) pg_atomic_read_u32(&d->active_jobs));
+		values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_read));
+		values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_written));
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&d->reads));
+		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&d->writes));
+		values[8] = Float8GetDatum(pg_atomic_read_u64(&d->busy_us) / 1000.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+static const char *
+phase_name(int phase)
+{
+	switch (phase)
+	{
+		case SRM_PHASE_RUNS:
+			return "writing runs";
+		case SRM_PHASE_MERGE:
+			return "merging";
+		case SRM_PHASE_FINAL:
+			return "final merge";
+		default:
+			return "idle";
+	}
+}
+
+/*
+ * srmsort_activity
+ *		One row per running srmsort sort job.
+ */
+Datum
+srmsort_activity(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			i;
+
+	require_shmem();
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < MaxBackends; i++)
+	{
+		SrmSharedJob job = srm_shared->jobs[i];
+		Datum		values[8];
+		bool		nulls[8] = {0};
+
+		if (job.pid == 0)
+			continue;
+		values[0] = Int32GetDatum(job.pid);
+		values[1] = CStringGetTextDatum(phase_name(job.phase));
+		values[2] = Int32GetDatum(job.partition);
+		values[3] = Int32GetDatum(job.ndisks);
+		values[4] = Int64GetDatum(job.runs);
+		values[5] = Int64GetDatum(job.bytes_written);
+		values[6] = Int32GetDatum(job.merge_pass);
+		values[7] = TimestampTzGetDatum(job.started);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * srmsort_stats_reset
+ *		Zero the cumulative disk counters (superuser only).
+ */
+Datum
+srmsort_stats_reset(PG_FUNCTION_ARGS)
+{
+	int			i;
+
+	require_shmem();
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to reset srmsort statistics"),
+				 errhint("Only superusers may reset them.")));
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	for (i = 0; i < SRM_SHARED_DISKS; i++)
+	{
+		SrmSharedDisk *d = &srm_shared->disks[i];
+
+		pg_atomic_write_u64(&d->bytes_read, 0);
+		pg_atomic_write_u64(&d->bytes_written, 0);
+		pg_atomic_write_u64(&d->reads, 0);
+		pg_atomic_write_u64(&d->writes, 0);
+		pg_atomic_write_u64(&d->busy_us, 0);
+	}
+	LWLockRelease(srm_shared->lock);
+	PG_RETURN_VOID();
+}

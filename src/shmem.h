@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.h
+ *	  Shared load accounting: disks, sort jobs, partitions, views.
+ *
+ * IDENTIFICATION
+ *	  src/shmem.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_SHMEM_H
+#define SRM_SHMEM_H
+
+typedef enum SrmJobPhase
+{
+	SRM_PHASE_NONE = 0,
+	SRM_PHASE_RUNS,				/* writing initial runs */
+	SRM_PHASE_MERGE,			/* intermediate merge passes */
+	SRM_PHASE_FINAL				/* final merge, or reading the result */
+} SrmJobPhase;
+
+/* srmsort.partitions: 0 means "auto" */
+extern PGDLLIMPORT int srmsort_partitions;
+
+extern void SrmShmemInit(void);
+extern bool SrmShmemAvailable(void);
+
+/*
+ * Choose the partition of the ndisks disks spcs[] a new sort job uses:
+ * the least loaded of P = srmsort.partitions groups (or P from the load,
+ * for "auto").  Sets *first and *count to the disks of the partition,
+ * *partno and *nparts.  ERRORs if P exceeds ndisks.
+ */
+extern void SrmPartitionChoose(const Oid *spcs, int ndisks, int *first,
+							   int *count, int *partno, int *nparts);
+
+/* The job of this backend: registered while a sort uses workfiles. */
+extern void SrmJobBegin(const Oid *spcs, int ndisks, int partno);
+extern void SrmJobSetPhase(SrmJobPhase phase, int pass);
+extern void SrmJobAddRun(int64 bytes);
+extern void SrmJobEnd(void);	/* idempotent; never ERRORs */
+
+/* I/O of this backend's job on its disk i (index into the job's disks). */
+extern void SrmJobCountIO(int disk, bool write, int64 bytes, double ms);
+
+#endif							/* SRM_SHMEM_H */
