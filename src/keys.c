@@ -24,8 +24,16 @@
  */
 #include "postgres.h"
 
+#include <locale.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
 #include "access/nbtree.h"
+#include "catalog/pg_collation.h"
+#include "utils/syscache.h"
 #include "catalog/pg_type.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -34,6 +42,62 @@
 #include "utils/uuid.h"
 
 #include "keys.h"
+
+/*
+ * codepoint_collation
+ *		Does collation coll order text like memcmp?  glibc's C.UTF-8 (since
+ *		glibc 2.35) orders by code point, which for UTF-8 is byte order;
+ *		PostgreSQL's "C" and "POSIX" are handled by lc_collate_is_c.  The
+ *		full comparator still decides ties, and the differential tests check
+ *		the order against PostgreSQL's.
+ */
+static bool
+codepoint_collation(Oid coll)
+{
+#ifdef __GLIBC__
+	const char *name = NULL;
+	char	   *tofree = NULL;
+	bool		result;
+	int			major,
+				minor;
+
+	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2 ||
+		major < 2 || (major == 2 && minor < 35))
+		return false;
+
+	if (coll == DEFAULT_COLLATION_OID)
+	{
+		if (pg_newlocale_from_collation(coll) != NULL)
+			return false;		/* ICU default */
+		name = setlocale(LC_COLLATE, NULL);
+	}
+	else
+	{
+		HeapTuple	tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
+		Form_pg_collation form;
+		bool		isnull;
+		Datum		d;
+
+		if (!HeapTupleIsValid(tp))
+			return false;
+		form = (Form_pg_collation) GETSTRUCT(tp);
+		if (form->collprovider == COLLPROVIDER_LIBC && form->collisdeterministic)
+		{
+			d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate, &isnull);
+			if (!isnull)
+				name = tofree = TextDatumGetCString(d);
+		}
+		ReleaseSysCache(tp);
+	}
+	result = name != NULL &&
+		(strcmp(name, "C.UTF-8") == 0 || strcmp(name, "C.utf8") == 0);
+	if (tofree)
+		pfree(tofree);
+	return result;
+#else
+	return false;
+#endif
+}
 
 /*
  * setup_norm
@@ -86,7 +150,8 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 		case TEXTOID:
 		case VARCHAROID:
 			/* bytewise order only under the C collation */
-			if (OidIsValid(coll) && lc_collate_is_c(coll))
+			if (OidIsValid(coll) &&
+				(lc_collate_is_c(coll) || codepoint_collation(coll)))
 			{
 				kind = SRM_NORM_BYTES;
 				exhaustive = false;
