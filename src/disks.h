@@ -23,6 +23,7 @@
 #define SRM_DISKS_H
 
 #include "storage/fd.h"
+#include "utils/guc.h"
 
 #define SRM_MAX_DISKS		64
 #define SRM_IO_ALIGN		4096	/* buffer/offset/length alignment for O_DIRECT */
@@ -44,6 +45,9 @@ typedef struct SrmDisk
 typedef struct SrmDiskSet
 {
 	int			ndisks;
+	int			nopen;			/* disks whose files are open */
+	int			partno;			/* partition taken, of nparts */
+	int			nparts;
 	bool		direct_io;
 	SrmDisk	   *disks;			/* ndisks entries */
 } SrmDiskSet;
@@ -75,5 +79,8 @@ extern void SrmDiskExtend(SrmDiskSet *set, int disk, off_t new_eof);
  * be gone: then only the kernel fds are closed).
  */
 extern void SrmDiskSetClose(SrmDiskSet *set, bool in_abort);
+
+/* GUC check hook of srmsort.tablespaces. */
+extern bool SrmCheckTablespaces(char **newval, void **extra, GucSource source);
 
 #endif							/* SRM_DISKS_H */

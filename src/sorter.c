@@ -280,7 +280,7 @@ go_external(SrmSorter *s)
 
 		for (i = 0; i < D; i++)
 			spcs[i] = s->ts->disks->disks[i].spcOid;
-		SrmJobBegin(spcs, D, 0);
+		SrmJobBegin(spcs, D, s->ts->disks->partno);
 		s->job = true;
 	}
 	s->block_size = choose_block_size(s, D);

@@ -99,7 +99,7 @@ define_settings(void)
 							   "needs CREATE permission on each.",
 							   &srmsort_tablespaces, "", PGC_USERSET,
 							   GUC_LIST_INPUT,
-							   NULL, NULL, NULL);
+							   SrmCheckTablespaces, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.block_size",
 							"Size of the blocks runs are striped in.",

@@ -1,0 +1,414 @@
+/*-------------------------------------------------------------------------
+ *
+ * aio.c
+ *	  Asynchronous block I/O for workfiles: io_uring, or synchronous.
+ *
+ * One io_uring per backend, created on first use (never in the postmaster:
+ * a ring inherited over fork would be shared by every backend; a ring is
+ * recreated when the pid changes).  Requests of all sets share it; each
+ * SQE's user_data is the SrmIo, so reaping a completion -- whoever reaps
+ * it -- marks that request done and decrements its set's in-flight count.
+ * The memory behind every request in flight belongs to a live set, because
+ * every set is drained (SrmIoDrain) before its buffers are freed.
+ *
+ * Waiting uses io_uring_wait_cqe_timeout with a short timeout and
+ * CHECK_FOR_INTERRUPTS in between, so cancels and statement timeouts work
+ * during I/O.  If CHECK_FOR_INTERRUPTS throws, requests stay in flight
+ * until the owner's reset callback drains them -- SrmIoDrain never throws.
+ *
+ * When io_uring cannot be set up (ENOSYS, EPERM from seccomp or
+ * kernel.io_uring_disabled, ENOMEM from the memory-lock limit) the backend
+ * warns once and uses pread/pwrite, carried out at submit time.  The
+ * environment variable SRMSORT_FAIL_IO_URING=1 (set for the postmaster)
+ * makes setup fail on purpose; the reliability tests use it.
+ *
+ * IDENTIFICATION
+ *	  src/aio.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <liburing.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/fd.h"
+
+#include "aio.h"
+
+#define SRM_RING_DEPTH		256
+
+static struct io_uring ring;
+static bool ring_ok = false;
+static pid_t ring_pid = 0;
+static bool ring_failed = false;	/* setup failed in this backend */
+
+/*
+ * ring_setup
+ *		Make sure this backend has a ring; false if io_uring is unusable.
+ */
+static bool
+ring_setup(void)
+{
+	int			ret;
+	const char *fail;
+
+	if (ring_ok && ring_pid == MyProcPid)
+		return true;
+	if (ring_failed)
+		return false;
+	if (ring_ok)
+		ring_ok = false;		/* inherited over fork: do not touch it */
+
+	fail = getenv("SRMSORT_FAIL_IO_URING");
+	if (fail != NULL && strcmp(fail, "1") == 0)
+		ret = -EPERM;
+	else
+		ret = io_uring_queue_init(SRM_RING_DEPTH, &ring, 0);
+	if (ret < 0)
+	{
+		ring_failed = true;
+		errno = -ret;
+		ereport(WARNING,
+				(errcode(ret == -ENOMEM ? ERRCODE_OUT_OF_MEMORY :
+						 ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("could not set up io_uring, using synchronous I/O: %m"),
+				 errhint("Check kernel.io_uring_disabled, seccomp profiles and the memory lock limit, or set srmsort.io_method to sync.")));
+		return false;
+	}
+	ring_ok = true;
+	ring_pid = MyProcPid;
+	return true;
+}
+
+/*
+ * SrmIoSetCreate
+ *		See aio.h.
+ */
+SrmIoSet *
+SrmIoSetCreate(void)
+{
+	SrmIoSet   *set = palloc0(sizeof(SrmIoSet));
+
+	set->method = SRM_IO_METHOD_SYNC;
+	if (srmsort_io_method == SRM_IO_METHOD_IO_URING && ring_setup())
+		set->method = SRM_IO_METHOD_IO_URING;
+	return set;
+}
+
+static void
+prep(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
+	 uint32 len, off_t offset, bool is_write)
+{
+	Assert(io->state == SRM_IO_IDLE);
+	io->fd = fd;
+	io->path = path;
+	io->buf = buf;
+	io->len = len;
+	io->offset = offset;
+	io->is_write = is_write;
+	io->state = SRM_IO_PREPARED;
+	io->result = 0;
+	io->set = set;
+	io->next = NULL;
+	if (set->prep_tail)
+		set->prep_tail->next = io;
+	else
+		set->prep_head = io;
+	set->prep_tail = io;
+	set->nprepared++;
+}
+
+void
+SrmIoPrepRead(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
+			  uint32 len, off_t offset)
+{
+	prep(set, io, fd, path, buf, len, offset, false);
+}
+
+void
+SrmIoPrepWrite(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
+			   uint32 len, off_t offset)
+{
+	prep(set, io, fd, path, buf, len, offset, true);
+}
+
+/*
+ * complete
+ *		Record the outcome of io.
+ */
+static void
+complete(SrmIo *io, int result)
+{
+	SrmIoSet   *set = io->set;
+
+	io->result = result;
+	if (io->state == SRM_IO_INFLIGHT)
+		set->inflight--;
+	io->state = SRM_IO_DONE;
+	if (result > 0)
+	{
+		if (io->is_write)
+		{
+			set->writes++;
+			set->bytes_written += result;
+		}
+		else
+		{
+			set->reads++;
+			set->bytes_read += result;
+		}
+	}
+}
+
+/*
+ * do_sync
+ *		Carry out io with pread/pwrite, completing short transfers.
+ */
+static void
+do_sync(SrmIo *io)
+{
+	uint32		done = 0;
+
+	while (done < io->len)
+	{
+		ssize_t		r = io->is_write ?
+			pwrite(io->fd, io->buf + done, io->len - done, io->offset + done) :
+			pread(io->fd, io->buf + done, io->len - done, io->offset + done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+		{
+			complete(io, -errno);
+			return;
+		}
+		if (r == 0)
+			break;
+		done += r;
+	}
+	complete(io, (int) done);
+}
+
+/*
+ * reap
+ *		Collect completions without waiting.
+ */
+static void
+reap(void)
+{
+	struct io_uring_cqe *cqe;
+
+	while (io_uring_peek_cqe(&ring, &cqe) == 0)
+	{
+		SrmIo	   *io = (SrmIo *) io_uring_cqe_get_data(cqe);
+
+		complete(io, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+}
+
+/*
+ * SrmIoSubmit
+ *		See aio.h.
+ */
+void
+SrmIoSubmit(SrmIoSet *set)
+{
+	SrmIo	   *io = set->prep_head;
+	bool		any = false;
+
+	set->prep_head = set->prep_tail = NULL;
+	set->nprepared = 0;
+	while (io != NULL)
+	{
+		SrmIo	   *next = io->next;
+
+		io->next = NULL;
+		if (set->method == SRM_IO_METHOD_SYNC)
+		{
+			instr_time	start,
+						end;
+
+			INSTR_TIME_SET_CURRENT(start);
+			do_sync(io);
+			INSTR_TIME_SET_CURRENT(end);
+			INSTR_TIME_SUBTRACT(end, start);
+			set->wait_ms += INSTR_TIME_GET_MILLISEC(end);
+		}
+		else
+		{
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			if (sqe == NULL)
+			{
+				/* the queue is full: hand it over, make room */
+				io_uring_submit(&ring);
+				reap();
+				sqe = io_uring_get_sqe(&ring);
+				while (sqe == NULL)
+				{
+					struct io_uring_cqe *cqe;
+
+					if (io_uring_wait_cqe(&ring, &cqe) == 0)
+						reap();
+					sqe = io_uring_get_sqe(&ring);
+				}
+			}
+			if (io->is_write)
+				io_uring_prep_write(sqe, io->fd, io->buf, io->len, io->offset);
+			else
+				io_uring_prep_read(sqe, io->fd, io->buf, io->len, io->offset);
+			io_uring_sqe_set_data(sqe, io);
+			io->state = SRM_IO_INFLIGHT;
+			set->inflight++;
+			any = true;
+		}
+		io = next;
+	}
+	if (any)
+	{
+		int			ret;
+
+		do
+			ret = io_uring_submit(&ring);
+		while (ret == -EINTR);
+		set->submits++;
+	}
+}
+
+/*
+ * raise_error
+ *		Report a failed or short transfer of io.
+ */
+static void
+raise_error(SrmIo *io)
+{
+	int			result = io->result;
+
+	io->state = SRM_IO_IDLE;
+	if (result < 0)
+		errno = -result;
+	else
+		errno = EIO;
+	if (io->is_write)
+	{
+		if (result >= 0)
+			errno = ENOSPC;		/* a short write means a full disk */
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write to file \"%s\": %m", io->path)));
+	}
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not read file \"%s\": %m", io->path)));
+}
+
+/*
+ * finish_short
+ *		A short transfer from io_uring: do the rest synchronously.
+ */
+static void
+finish_short(SrmIo *io)
+{
+	uint32		got = (uint32) io->result;
+	SrmIo		rest = *io;
+
+	if (got == 0)
+		return;
+	rest.buf += got;
+	rest.len -= got;
+	rest.offset += got;
+	rest.state = SRM_IO_PREPARED;
+	do_sync(&rest);
+	if (rest.result >= 0)
+		io->result = got + rest.result;
+	else
+		io->result = rest.result;
+}
+
+/*
+ * SrmIoWait
+ *		See aio.h.
+ */
+void
+SrmIoWait(SrmIoSet *set, SrmIo *io)
+{
+	if (io->state == SRM_IO_IDLE)
+		return;
+	if (io->state == SRM_IO_PREPARED)
+		SrmIoSubmit(set);
+	if (io->state == SRM_IO_INFLIGHT)
+	{
+		instr_time	start,
+					end;
+
+		INSTR_TIME_SET_CURRENT(start);
+		reap();
+		while (io->state == SRM_IO_INFLIGHT)
+		{
+			struct io_uring_cqe *cqe;
+			struct __kernel_timespec ts = {0, 100 * 1000 * 1000};
+
+			(void) io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+			reap();
+			if (io->state == SRM_IO_INFLIGHT)
+				CHECK_FOR_INTERRUPTS();
+		}
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		set->wait_ms += INSTR_TIME_GET_MILLISEC(end);
+		if (io->result >= 0 && (uint32) io->result < io->len)
+			finish_short(io);
+	}
+	if (io->result < 0 || (uint32) io->result != io->len)
+		raise_error(io);
+	io->state = SRM_IO_IDLE;
+}
+
+/*
+ * SrmIoIsDone
+ *		See aio.h.
+ */
+bool
+SrmIoIsDone(SrmIoSet *set, SrmIo *io)
+{
+	if (io->state == SRM_IO_INFLIGHT && set->method == SRM_IO_METHOD_IO_URING)
+		reap();
+	return io->state == SRM_IO_DONE || io->state == SRM_IO_IDLE;
+}
+
+/*
+ * SrmIoDrain
+ *		See aio.h.  Never ERRORs, never checks for interrupts.
+ */
+void
+SrmIoDrain(SrmIoSet *set)
+{
+	SrmIo	   *io;
+
+	/* prepared but never submitted: nothing reached the kernel */
+	for (io = set->prep_head; io != NULL;)
+	{
+		SrmIo	   *next = io->next;
+
+		io->state = SRM_IO_IDLE;
+		io->next = NULL;
+		io = next;
+	}
+	set->prep_head = set->prep_tail = NULL;
+	set->nprepared = 0;
+
+	if (set->method != SRM_IO_METHOD_IO_URING || !ring_ok || ring_pid != MyProcPid)
+		return;
+	while (set->inflight > 0)
+	{
+		struct io_uring_cqe *cqe;
+
+		reap();
+		if (set->inflight > 0 && io_uring_wait_cqe(&ring, &cqe) == 0)
+			reap();
+	}
+}

@@ -1,0 +1,391 @@
+/*-------------------------------------------------------------------------
+ *
+ * disks.c
+ *	  The workfile disks of a sort: one temporary file per tablespace.
+ *
+ * Resolution.  srmsort.tablespaces names the disks; when it is empty, the
+ * session's temp_tablespaces are used (already filtered for CREATE
+ * permission by PostgreSQL), and when those are empty too, the database's
+ * default tablespace is the one disk.  Names are checked at use, in the
+ * transaction of the sort: unknown names, pg_global, duplicates and
+ * tablespaces without CREATE permission for the current user are errors.
+ * An interactive SET is checked at once as well (SrmCheckTablespaces).
+ *
+ * Partitions.  Of the resolved disks the sort takes one partition, the
+ * least loaded (shmem.c).
+ *
+ * Workfiles.  Each disk's file is made by fd.c's OpenTemporaryFile with
+ * the temporary-tablespace list briefly forced to that one tablespace, so
+ * that the file is registered with the resource owner (closed and deleted
+ * at abort), counted against temp_file_limit, reported to log_temp_files
+ * when deleted, and named pgsql_tmp* inside the tablespace's pgsql_tmp
+ * directory (removed by a crash restart).  Since fd.c may close and reopen
+ * its kernel fds at any time, the I/O itself uses a second, stable fd
+ * opened on the same path and declared to fd.c with AcquireExternalFD.
+ * Before a write extends a file, a zero-length FileWrite at the new end
+ * makes fd.c check temp_file_limit and account the growth.
+ *
+ * Memory: the set and its paths live in the context current at
+ * SrmDiskSetOpen.  In an abort the resource owner deletes the files; the
+ * owner of the set only closes the stable fds (SrmDiskSetClose(set, true)).
+ *
+ * IDENTIFICATION
+ *	  src/disks.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "access/xact.h"
+#include "catalog/pg_tablespace.h"
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/varlena.h"
+#include "utils/wait_event.h"
+
+#include "disks.h"
+#include "shmem.h"
+
+static bool warned_no_direct = false;
+
+/*
+ * may_create_in
+ *		Does the current user have CREATE on tablespace spc?
+ */
+static bool
+may_create_in(Oid spc)
+{
+	AclResult	aclresult;
+
+	if (!OidIsValid(spc) || spc == MyDatabaseTableSpace)
+		return true;
+#if PG_VERSION_NUM >= 160000
+	aclresult = object_aclcheck(TableSpaceRelationId, spc, GetUserId(), ACL_CREATE);
+#else
+	aclresult = pg_tablespace_aclcheck(spc, GetUserId(), ACL_CREATE);
+#endif
+	return aclresult == ACLCHECK_OK;
+}
+
+/*
+ * resolve_named
+ *		Resolve the names of srmsort.tablespaces into oids[]/names[];
+ *		ERRORs on unknown names, pg_global, duplicates or missing CREATE.
+ */
+static int
+resolve_named(Oid *oids, char names[][NAMEDATALEN])
+{
+	char	   *raw = pstrdup(srmsort_tablespaces);
+	List	   *list;
+	ListCell   *lc;
+	int			n = 0;
+
+	if (!SplitIdentifierString(raw, ',', &list))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid list syntax in srmsort.tablespaces")));
+	foreach(lc, list)
+	{
+		char	   *name = (char *) lfirst(lc);
+		Oid			spc = get_tablespace_oid(name, true);
+		int			i;
+
+		if (!OidIsValid(spc))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("tablespace \"%s\" does not exist", name),
+					 errdetail("It is listed in srmsort.tablespaces.")));
+		if (spc == GLOBALTABLESPACE_OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("tablespace \"%s\" cannot hold workfiles", name)));
+		for (i = 0; i < n; i++)
+			if (oids[i] == spc)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("tablespace \"%s\" is listed twice in srmsort.tablespaces",
+								name)));
+		if (!may_create_in(spc))
+			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLESPACE, name);
+		if (n >= SRM_MAX_DISKS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("srmsort.tablespaces lists more than %d tablespaces",
+							SRM_MAX_DISKS)));
+		oids[n] = spc;
+		strlcpy(names[n], name, NAMEDATALEN);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * resolve_disks
+ *		The disks of a sort, in configuration order.
+ */
+static int
+resolve_disks(Oid *oids, char names[][NAMEDATALEN])
+{
+	int			n;
+	int			i;
+
+	if (srmsort_tablespaces != NULL && srmsort_tablespaces[0] != '\0')
+		return resolve_named(oids, names);
+
+	PrepareTempTablespaces();
+	n = GetTempTablespaces(oids, SRM_MAX_DISKS);
+	if (n == 0)
+	{
+		oids[0] = InvalidOid;
+		n = 1;
+	}
+	for (i = 0; i < n; i++)
+	{
+		char	   *name = OidIsValid(oids[i]) ? get_tablespace_name(oids[i]) : NULL;
+
+		if (name == NULL)
+			name = get_tablespace_name(MyDatabaseTableSpace);
+		strlcpy(names[i], name ? name : "pg_default", NAMEDATALEN);
+	}
+	return n;
+}
+
+/*
+ * open_workfile
+ *		Create disk d's workfile in its tablespace through fd.c and open the
+ *		stable fd.
+ */
+static void
+open_workfile(SrmDiskSet *set, SrmDisk *disk)
+{
+	Oid			saved_buf[SRM_MAX_DISKS];
+	Oid		   *saved;
+	Oid		   *one;
+	int			nsaved;
+	File		f;
+	char		tmpdir[MAXPGPATH];
+	int			flags;
+	Oid			where;
+
+	/* force the temporary-tablespace list to this one tablespace */
+	PrepareTempTablespaces();
+	nsaved = GetTempTablespaces(saved_buf, SRM_MAX_DISKS);
+	saved = MemoryContextAlloc(TopTransactionContext, Max(nsaved, 1) * sizeof(Oid));
+	memcpy(saved, saved_buf, nsaved * sizeof(Oid));
+	one = MemoryContextAlloc(TopTransactionContext, sizeof(Oid));
+	*one = disk->spcOid;
+	SetTempTablespaces(one, 1);
+	PG_TRY();
+	{
+		f = OpenTemporaryFile(false);
+	}
+	PG_FINALLY();
+	{
+		SetTempTablespaces(saved, nsaved);
+	}
+	PG_END_TRY();
+
+	/* OpenTemporaryFile falls back to the default tablespace silently */
+	where = OidIsValid(disk->spcOid) ? disk->spcOid :
+		(OidIsValid(MyDatabaseTableSpace) ? MyDatabaseTableSpace : DEFAULTTABLESPACE_OID);
+	TempTablespacePath(tmpdir, where);
+	if (strncmp(FilePathName(f), tmpdir, strlen(tmpdir)) != 0)
+	{
+		char	   *got = pstrdup(FilePathName(f));
+
+		FileClose(f);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("could not create a workfile in tablespace \"%s\"",
+						disk->spcname),
+				 errdetail("The file was created as \"%s\" instead of in \"%s\".",
+						   got, tmpdir),
+				 errhint("Check that the tablespace's directory exists and is writable by the server.")));
+	}
+	disk->vfd = f;
+	disk->path = pstrdup(FilePathName(f));
+	disk->accounted = 0;
+
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many open files for srmsort workfiles"),
+				 errhint("Raise max_files_per_process or use fewer tablespaces in srmsort.tablespaces.")));
+	flags = O_RDWR | PG_BINARY;
+#ifdef O_DIRECT
+	if (set->direct_io)
+		flags |= O_DIRECT;
+#endif
+	disk->fd = open(disk->path, flags, 0);
+	if (disk->fd < 0 && set->direct_io && errno == EINVAL)
+	{
+		/* the filesystem refuses O_DIRECT: go on buffered */
+		if (!warned_no_direct)
+			ereport(WARNING,
+					(errmsg("srmsort.direct_io is not supported for \"%s\", using buffered I/O",
+							disk->path)));
+		warned_no_direct = true;
+		disk->fd = open(disk->path, O_RDWR | PG_BINARY, 0);
+	}
+	if (disk->fd < 0)
+	{
+		int			save_errno = errno;
+
+		ReleaseExternalFD();
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", disk->path)));
+	}
+}
+
+/*
+ * SrmDiskSetOpen
+ *		See disks.h.
+ */
+SrmDiskSet *
+SrmDiskSetOpen(void)
+{
+	Oid			oids[SRM_MAX_DISKS];
+	char		names[SRM_MAX_DISKS][NAMEDATALEN];
+	int			n = resolve_disks(oids, names);
+	int			first,
+				count,
+				partno,
+				nparts;
+	SrmDiskSet *set = palloc0(sizeof(SrmDiskSet));
+	int			i;
+
+	SrmPartitionChoose(oids, n, &first, &count, &partno, &nparts);
+	set->ndisks = count;
+	set->partno = partno;
+	set->nparts = nparts;
+	set->direct_io = srmsort_direct_io;
+	set->disks = palloc0(count * sizeof(SrmDisk));
+	for (i = 0; i < count; i++)
+	{
+		set->disks[i].spcOid = oids[first + i];
+		strlcpy(set->disks[i].spcname, names[first + i], NAMEDATALEN);
+		set->disks[i].fd = -1;
+		set->disks[i].vfd = -1;
+	}
+	for (i = 0; i < count; i++)
+	{
+		open_workfile(set, &set->disks[i]);
+		set->nopen = i + 1;
+	}
+	return set;
+}
+
+/*
+ * SrmDiskExtend
+ *		See disks.h.
+ */
+void
+SrmDiskExtend(SrmDiskSet *set, int d, off_t new_eof)
+{
+	SrmDisk    *disk = &set->disks[d];
+	char		dummy = 0;
+
+	if (new_eof <= disk->accounted)
+		return;
+	if (FileWrite(disk->vfd, &dummy, 0, new_eof, WAIT_EVENT_BUFFILE_WRITE) < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write to file \"%s\": %m", disk->path)));
+	disk->accounted = new_eof;
+}
+
+/*
+ * SrmDiskSetClose
+ *		See disks.h.
+ */
+void
+SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
+{
+	int			i;
+
+	for (i = 0; i < set->nopen; i++)
+	{
+		SrmDisk    *disk = &set->disks[i];
+
+		if (disk->fd >= 0)
+		{
+			close(disk->fd);
+			ReleaseExternalFD();
+			disk->fd = -1;
+		}
+		if (!in_abort && disk->vfd >= 0)
+		{
+			FileClose(disk->vfd);
+			disk->vfd = -1;
+		}
+	}
+}
+
+/*
+ * SrmCheckTablespaces
+ *		GUC check hook of srmsort.tablespaces: the list must parse; in an
+ *		interactive SET inside a transaction the names must also exist, be
+ *		unique and allow CREATE, as for temp_tablespaces.
+ */
+bool
+SrmCheckTablespaces(char **newval, void **extra, GucSource source)
+{
+	char	   *raw = pstrdup(*newval);
+	List	   *list;
+	ListCell   *lc;
+	List	   *seen = NIL;
+
+	if (!SplitIdentifierString(raw, ',', &list))
+	{
+		GUC_check_errdetail("List syntax is invalid.");
+		pfree(raw);
+		list_free(list);
+		return false;
+	}
+	if (IsTransactionState() && MyDatabaseId != InvalidOid &&
+		source >= PGC_S_INTERACTIVE)
+	{
+		foreach(lc, list)
+		{
+			char	   *name = (char *) lfirst(lc);
+			Oid			spc = get_tablespace_oid(name, true);
+
+			if (!OidIsValid(spc))
+			{
+				GUC_check_errdetail("Tablespace \"%s\" does not exist.", name);
+				return false;
+			}
+			if (spc == GLOBALTABLESPACE_OID)
+			{
+				GUC_check_errdetail("Tablespace \"%s\" cannot hold workfiles.", name);
+				return false;
+			}
+			if (list_member_oid(seen, spc))
+			{
+				GUC_check_errdetail("Tablespace \"%s\" is listed twice.", name);
+				return false;
+			}
+			if (!may_create_in(spc))
+			{
+				GUC_check_errdetail("Permission denied to create files in tablespace \"%s\".",
+									name);
+				return false;
+			}
+			seen = lappend_oid(seen, spc);
+		}
+	}
+	list_free(seen);
+	list_free(list);
+	pfree(raw);
+	return true;
+}

@@ -1,0 +1,181 @@
+# test/lib.sh — shared by test/run_tests.sh, demo/run_demo.sh and
+# bench/run_bench.sh: install missing Debian packages, build and stage an
+# install, and run a throwaway PostgreSQL cluster owned by a non-root user.
+#
+# Source it, then call (in order):
+#   srm_packages        install what is missing (root) or say what is (non-root)
+#   srm_build           build with warnings as errors, stage an install
+#   srm_cluster_start   initdb + start a cluster with four tablespaces
+#   srm_psql ...        run psql against it as the cluster owner
+#   srm_cluster_stop    stop and remove it (also done by the EXIT trap)
+#
+# Variables set: SRM_REPO, SRM_TMP, SRM_INST, SRM_PGDATA, SRM_PORT, SRM_USER,
+# SRM_BIN, SRM_SO.
+
+SRM_REPO=${SRM_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SRM_PG_MAJOR=15
+SRM_BIN=/usr/lib/postgresql/$SRM_PG_MAJOR/bin
+SRM_PACKAGES="postgresql-$SRM_PG_MAJOR postgresql-server-dev-$SRM_PG_MAJOR liburing-dev libipc-run-perl make gcc"
+SRM_TMP_PREFIX=/tmp/srmsort-test.
+
+srm_log() { printf '== %s\n' "$*"; }
+srm_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The user that owns and runs the cluster: never root.
+srm_pick_user() {
+    if [ "$(id -u)" -eq 0 ]; then
+        SRM_USER=postgres
+        id "$SRM_USER" >/dev/null 2>&1 || useradd --system --create-home "$SRM_USER"
+    else
+        SRM_USER=$(id -un)
+    fi
+}
+
+# Run a command as the cluster owner.
+srm_as_user() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u "$SRM_USER" -- "$@"
+    else
+        "$@"
+    fi
+}
+
+srm_pkg_missing() {
+    local p missing=""
+    for p in $SRM_PACKAGES; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            missing="$missing $p"
+        fi
+    done
+    echo "$missing"
+}
+
+srm_packages() {
+    local missing
+    missing=$(srm_pkg_missing)
+    if [ "$(id -u)" -eq 0 ]; then
+        # the server and its headers must be the same minor version
+        local sv dv
+        sv=$(dpkg-query -W -f='${Version}' "postgresql-$SRM_PG_MAJOR" 2>/dev/null || true)
+        dv=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$SRM_PG_MAJOR" 2>/dev/null || true)
+        if [ -n "$missing" ] || [ "$sv" != "$dv" ]; then
+            srm_log "installing Debian packages:${missing:- (version alignment)}"
+            export DEBIAN_FRONTEND=noninteractive
+            apt-get update -qq >/dev/null
+            apt-get install -y -qq $SRM_PACKAGES >/dev/null
+        fi
+    elif [ -n "$missing" ]; then
+        srm_die "missing Debian packages:$missing (as root: apt-get install$missing)"
+    fi
+    [ -x "$SRM_BIN/initdb" ] || srm_die "PostgreSQL $SRM_PG_MAJOR binaries not found in $SRM_BIN"
+}
+
+# Remove clusters of interrupted earlier runs (only our own prefix).
+srm_clean_leftovers() {
+    local d pid
+    for d in "$SRM_TMP_PREFIX"*; do
+        [ -d "$d" ] || continue
+        if [ -f "$d/data/postmaster.pid" ]; then
+            pid=$(head -1 "$d/data/postmaster.pid" 2>/dev/null || true)
+            if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+                srm_log "stopping a leftover cluster in $d"
+                kill -QUIT "$pid" 2>/dev/null || true
+                sleep 1
+            fi
+        fi
+        rm -rf "$d" 2>/dev/null || true
+    done
+}
+
+# Build with warnings as errors and stage an install in $SRM_INST.  The repo
+# is copied when the current user cannot write into it.
+srm_build() {
+    local src=$SRM_REPO
+    if [ ! -w "$SRM_REPO" ]; then
+        src=$SRM_TMP/src
+        mkdir -p "$src"
+        (cd "$SRM_REPO" && tar cf - --exclude=.git .) | (cd "$src" && tar xf -)
+    fi
+    SRM_BUILD_DIR=$src
+    srm_log "building in $src"
+    make -C "$src" -s clean >/dev/null 2>&1 || true
+    make -C "$src" -s with_llvm=no WERROR=1 >"$SRM_TMP/build.log" 2>&1 ||
+        { cat "$SRM_TMP/build.log"; srm_die "build failed"; }
+    SRM_INST=$SRM_TMP/inst
+    make -C "$src" -s with_llvm=no install DESTDIR="$SRM_INST" >>"$SRM_TMP/build.log" 2>&1 ||
+        { cat "$SRM_TMP/build.log"; srm_die "staged install failed"; }
+    if [ "$(id -u)" -eq 0 ]; then
+        make -C "$src" -s with_llvm=no install >>"$SRM_TMP/build.log" 2>&1 ||
+            { cat "$SRM_TMP/build.log"; srm_die "install failed"; }
+    fi
+    SRM_SO=$SRM_INST/usr/lib/postgresql/$SRM_PG_MAJOR/lib/srmsort.so
+    [ -f "$SRM_SO" ] || srm_die "staged install has no srmsort.so"
+    chmod -R a+rX "$SRM_INST"
+}
+
+# A free TCP port (the server listens only on its Unix socket, but the port
+# number names the socket and must not collide with a running server).
+srm_free_port() {
+    local p
+    for p in $(shuf -i 20000-40000 -n 50); do
+        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q . &&
+            [ ! -e "/tmp/.s.PGSQL.$p" ]; then
+            echo "$p"
+            return
+        fi
+    done
+    srm_die "no free port found"
+}
+
+srm_setup_tmp() {
+    srm_pick_user
+    srm_clean_leftovers
+    SRM_TMP=$(mktemp -d "${SRM_TMP_PREFIX}XXXXXX")
+    chmod 755 "$SRM_TMP"
+    trap srm_cluster_stop EXIT
+    trap 'exit 130' INT TERM
+}
+
+# initdb and start a cluster with srmsort preloaded and four tablespaces
+# srm_d0..srm_d3 in four separate directories (the test "disks").
+srm_cluster_start() {
+    SRM_PGDATA=$SRM_TMP/data
+    SRM_PORT=${SRMSORT_TEST_PORT:-$(srm_free_port)}
+    mkdir -p "$SRM_TMP"/disk{0,1,2,3} "$SRM_TMP/sock"
+    chown -R "$SRM_USER" "$SRM_TMP" 2>/dev/null || true
+    srm_as_user "$SRM_BIN/initdb" -D "$SRM_PGDATA" -A trust -U postgres \
+        --no-sync >"$SRM_TMP/initdb.log" 2>&1 ||
+        { cat "$SRM_TMP/initdb.log"; srm_die "initdb failed"; }
+    cat >>"$SRM_PGDATA/postgresql.conf" <<EOF
+shared_preload_libraries = '$SRM_SO'
+extension_destdir = '$SRM_INST'
+listen_addresses = ''
+unix_socket_directories = '$SRM_TMP/sock'
+port = $SRM_PORT
+fsync = off
+log_temp_files = 0
+log_line_prefix = '%m [%p] '
+${SRM_EXTRA_CONF:-}
+EOF
+    srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -l "$SRM_TMP/server.log" -w -t 60 start \
+        >/dev/null || { tail -20 "$SRM_TMP/server.log"; srm_die "server did not start"; }
+    export PGHOST=$SRM_TMP/sock PGPORT=$SRM_PORT PGUSER=postgres PGDATABASE=postgres
+    local i
+    for i in 0 1 2 3; do
+        srm_psql -qc "CREATE TABLESPACE srm_d$i LOCATION '$SRM_TMP/disk$i'" >/dev/null
+    done
+}
+
+srm_psql() {
+    srm_as_user "$SRM_BIN/psql" -X -v ON_ERROR_STOP=1 -h "$SRM_TMP/sock" -p "$SRM_PORT" \
+        -U postgres -d "${PGDATABASE:-postgres}" "$@"
+}
+
+srm_cluster_stop() {
+    if [ -n "${SRM_PGDATA:-}" ] && [ -f "$SRM_PGDATA/postmaster.pid" ]; then
+        srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    if [ -n "${SRM_TMP:-}" ] && [ -z "${SRMSORT_KEEP:-}" ]; then
+        rm -rf "$SRM_TMP"
+    fi
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# test/run_tests.sh — the one command that tests srmsort.
+#
+# On a fresh Debian 12 machine, run as root: installs the missing Debian
+# packages, builds with warnings as errors, stages an install (and installs
+# it system-wide), starts a throwaway cluster owned by a non-root user with
+# srmsort preloaded and four tablespaces srm_d0..srm_d3 in four temporary
+# directories, runs every pg_regress test (sql/*.sql) and every TAP test
+# (test/t/*.pl), prints diffs and log tails on failure, removes the cluster
+# and ends with "N passed, N failed".  Also runs as a non-root user who has
+# the packages.
+#
+# Options: --only PATTERN   run only tests whose name matches PATTERN
+#          --long           long variants of tests (SRMSORT_LONG=1)
+#          --keep           keep the temporary directory (SRMSORT_KEEP=1)
+set -euo pipefail
+
+ONLY=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --only) ONLY=$2; shift 2 ;;
+        --long) export SRMSORT_LONG=1; shift ;;
+        --keep) export SRMSORT_KEEP=1; shift ;;
+        *) echo "usage: $0 [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
+    esac
+done
+
+. "$(dirname "$0")/lib.sh"
+
+srm_packages
+srm_setup_tmp
+srm_build
+srm_cluster_start
+
+passed=0
+failed=0
+failures=""
+
+# ---- pg_regress: every sql/*.sql, in name order, one test each ----
+tests=""
+for f in "$SRM_REPO"/sql/*.sql; do
+    t=$(basename "$f" .sql)
+    if [ -z "$ONLY" ] || [[ "$t" == *$ONLY* ]]; then
+        tests="$tests $t"
+    fi
+done
+if [ -n "$tests" ]; then
+    srm_log "pg_regress:$tests"
+    mkdir -p "$SRM_TMP/regress"
+    chown "$SRM_USER" "$SRM_TMP/regress"
+    out=$SRM_TMP/regress/stdout
+    set +e
+    srm_as_user /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
+        --use-existing --host="$SRM_TMP/sock" --port="$SRM_PORT" --user=postgres \
+        --inputdir="$SRM_REPO" --outputdir="$SRM_TMP/regress" \
+        --dbname=contrib_regression $tests >"$out" 2>&1
+    set -e
+    cat "$out"
+    n_ok=$(grep -cE '^(ok|test) .*\.\.\. ok|^ok [0-9]+ ' "$out" || true)
+    for t in $tests; do
+        if grep -qE "(^| )$t .*\.\.\. (ok|ignored)" "$out"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            failures="$failures $t"
+        fi
+    done
+    : "$n_ok"
+    if [ -f "$SRM_TMP/regress/regression.diffs" ]; then
+        echo "---- regression.diffs ----"
+        cat "$SRM_TMP/regress/regression.diffs"
+    fi
+fi
+
+# ---- TAP: every test/t/*.pl ----
+export PERL5LIB="/usr/lib/postgresql/15/lib/pgxs/src/test/perl:$SRM_REPO/test/t${PERL5LIB:+:$PERL5LIB}"
+export SRMSORT_INSTALL=$SRM_INST
+export PG_REGRESS=/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress
+export PATH="$SRM_BIN:$PATH"
+for f in "$SRM_REPO"/test/t/*.pl; do
+    [ -f "$f" ] || continue
+    t=$(basename "$f" .pl)
+    if [ -n "$ONLY" ] && [[ "$t" != *$ONLY* ]]; then
+        continue
+    fi
+    srm_log "TAP: $t"
+    tdir=$SRM_TMP/tap/$t
+    mkdir -p "$tdir"
+    chown -R "$SRM_USER" "$SRM_TMP/tap"
+    set +e
+    (cd "$tdir" && srm_as_user env TESTDIR="$tdir" PERL5LIB="$PERL5LIB" \
+        SRMSORT_INSTALL="$SRMSORT_INSTALL" SRMSORT_LONG="${SRMSORT_LONG:-}" \
+        PG_REGRESS="$PG_REGRESS" PATH="$PATH" prove -v "$f") >"$tdir/prove.out" 2>&1
+    rc=$?
+    set -e
+    tail -n 40 "$tdir/prove.out"
+    if [ $rc -eq 0 ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures $t"
+        for l in "$tdir"/tmp_check/log/*; do
+            [ -f "$l" ] || continue
+            echo "---- tail of $l ----"
+            tail -n 50 "$l"
+        done
+    fi
+done
+
+if [ $failed -gt 0 ]; then
+    echo "---- failed:$failures ----"
+    echo "---- tail of the server log ----"
+    tail -n 50 "$SRM_TMP/server.log" || true
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
