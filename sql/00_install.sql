@@ -4,3 +4,21 @@ SELECT srmsort_version();
 SELECT extname, extversion FROM pg_extension WHERE extname = 'srmsort';
 -- settings live under a reserved prefix: a typo is an error, not a placeholder
 SET srmsort.no_such_setting = 1;
+-- bad settings are refused when they are set
+SET srmsort.block_size = '48kB';
+SET srmsort.block_size = '16kB';
+SET srmsort.block_size = '64kB';
+SET srmsort.partitions = 0;
+SET srmsort.partitions = 'many';
+SET srmsort.partitions = 2;
+SET srmsort.tablespaces = 'no_such_tablespace';
+SET srmsort.tablespaces = 'srm_d0, srm_d0';
+SET srmsort.tablespaces = 'pg_global';
+SET srmsort.tablespaces = 'srm_d0, "srm_d1"';
+SHOW srmsort.tablespaces;
+SET srmsort.io_method = 'aio';
+SET srmsort.random_seed = 5;
+RESET ALL;
+-- every setting, with its unit and who may set it
+SELECT name, setting, unit, context FROM pg_settings
+ WHERE name LIKE 'srmsort.%' ORDER BY name;

@@ -49,6 +49,8 @@ if [ -n "$tests" ]; then
     mkdir -p "$SRM_TMP/regress"
     chown "$SRM_USER" "$SRM_TMP/regress"
     out=$SRM_TMP/regress/stdout
+    srm_psql -qc "DROP DATABASE IF EXISTS contrib_regression" \
+        -c "CREATE DATABASE contrib_regression TEMPLATE template0" >/dev/null
     set +e
     srm_as_user /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
         --use-existing --host="$SRM_TMP/sock" --port="$SRM_PORT" --user=postgres \
@@ -56,7 +58,6 @@ if [ -n "$tests" ]; then
         --dbname=contrib_regression $tests >"$out" 2>&1
     set -e
     cat "$out"
-    n_ok=$(grep -cE '^(ok|test) .*\.\.\. ok|^ok [0-9]+ ' "$out" || true)
     for t in $tests; do
         if grep -qE "(^| )$t .*\.\.\. (ok|ignored)" "$out"; then
             passed=$((passed + 1))
@@ -65,7 +66,6 @@ if [ -n "$tests" ]; then
             failures="$failures $t"
         fi
     done
-    : "$n_ok"
     if [ -f "$SRM_TMP/regress/regression.diffs" ]; then
         echo "---- regression.diffs ----"
         cat "$SRM_TMP/regress/regression.diffs"
