@@ -11,6 +11,8 @@ OBJS = \
 	src/forecast.o \
 	src/keys.o \
 	src/merge.o \
+	src/node.o \
+	src/plan.o \
 	src/runs.o \
 	src/scan.o \
 	src/shmem.o \

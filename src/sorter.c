@@ -450,7 +450,8 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
-		memset(mt, 0, hoff);
+		/* alignment padding must be zero: deforming tells pad from data by it */
+		memset(mt, 0, len);
 		mt->t_len = len;
 		HeapTupleHeaderSetNatts(mt, desc->natts);
 		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;

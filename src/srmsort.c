@@ -24,6 +24,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "node.h"
 #include "shmem.h"
 #include "srmsort.h"
 
@@ -75,6 +76,8 @@ _PG_init(void)
 	define_settings();
 	MarkGUCPrefixReserved("srmsort");
 	SrmShmemInit();
+	SrmNodeInit();
+	SrmPlanInit();
 }
 
 /*

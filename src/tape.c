@@ -135,7 +135,8 @@ SrmRunFree(SrmTapeSet *ts, SrmRun *run)
 
 	for (i = 0; i < run->nblocks; i++)
 		SrmTapeReleaseBlock(ts, run, i);
-	if (!ts->key_byval)
+	/* copied by-reference keys; normalized keys are plain integers */
+	if (!ts->key_byval && !ts->normalized)
 		for (i = 0; i < run->nforecast; i++)
 			if (!run->forecast[i].isnull)
 				pfree(DatumGetPointer(run->forecast[i].key));

@@ -1,0 +1,495 @@
+/*-------------------------------------------------------------------------
+ *
+ * node.c
+ *	  The SRMSort custom scan executor node: a drop-in for Sort.
+ *
+ * The node mirrors nodeSort.c: it initialises its child with REWIND,
+ * BACKWARD and MARK cleared (it shields its child), asks for random access
+ * when its own eflags carry any of them, drains the child on the first
+ * fetch (with the scan direction forced forward), sorts, and then returns
+ * tuples in the direction the executor asks for.  Rescan, mark and restore
+ * behave as for Sort.  The sorting itself is the srmsort engine's
+ * (sorter.h), including random access; when srmsort.enabled is off at run
+ * time (a cached plan made while it was on), the node sorts with
+ * PostgreSQL's tuplesort instead, exactly as Sort would.
+ *
+ * Result slots hold MinimalTuples, and the node says so (resultops), so
+ * that parents deform them -- a custom scan's result is otherwise assumed
+ * to be a virtual slot.
+ *
+ * IDENTIFICATION
+ *	  src/node.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "node.h"
+#include "sorter.h"
+#include "srmsort.h"
+
+typedef struct SrmSortState
+{
+	CustomScanState css;
+	int			nkeys;
+	AttrNumber *sortColIdx;
+	Oid		   *sortOperators;
+	Oid		   *collations;
+	bool	   *nullsFirst;
+	double		est_input;
+	bool		randomAccess;
+	bool		sorted;
+	bool		delegated;		/* sorted by tuplesort */
+	SrmSorter  *sorter;
+	Tuplesortstate *tuplesort;
+	TupleTableSlot *result;
+	/* facts of the last sort, kept for EXPLAIN ANALYZE */
+	bool		have_stats;
+	SrmSortStats stats;
+	TuplesortInstrumentation ts_stats;
+} SrmSortState;
+
+static Node *srm_create_state(CustomScan *cscan);
+static void srm_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *srm_exec(CustomScanState *node);
+static void srm_end(CustomScanState *node);
+static void srm_rescan(CustomScanState *node);
+static void srm_markpos(CustomScanState *node);
+static void srm_restrpos(CustomScanState *node);
+static void srm_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+CustomScanMethods SrmSortScanMethods = {
+	"SRMSort",
+	srm_create_state
+};
+
+static const CustomExecMethods srm_exec_methods = {
+	.CustomName = "SRMSort",
+	.BeginCustomScan = srm_begin,
+	.ExecCustomScan = srm_exec,
+	.EndCustomScan = srm_end,
+	.ReScanCustomScan = srm_rescan,
+	.MarkPosCustomScan = srm_markpos,
+	.RestrPosCustomScan = srm_restrpos,
+	.ExplainCustomScan = srm_explain,
+};
+
+/*
+ * SrmNodeInit
+ *		Register the custom scan (from _PG_init, once per process, so that
+ *		parallel workers find it too).
+ */
+void
+SrmNodeInit(void)
+{
+	RegisterCustomScanMethods(&SrmSortScanMethods);
+}
+
+/*
+ * srm_create_state
+ *		The node's state, with the sort keys from custom_private.
+ */
+static Node *
+srm_create_state(CustomScan *cscan)
+{
+	SrmSortState *state = palloc0(sizeof(SrmSortState));
+	List	   *priv = cscan->custom_private;
+	List	   *cols = (List *) linitial(priv);
+	List	   *ops = (List *) lsecond(priv);
+	List	   *colls = (List *) lthird(priv);
+	List	   *nulls = (List *) lfourth(priv);
+	int			i;
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &srm_exec_methods;
+#if PG_VERSION_NUM >= 160000
+	state->css.slotOps = &TTSOpsMinimalTuple;
+#endif
+	state->nkeys = list_length(cols);
+	state->sortColIdx = palloc(state->nkeys * sizeof(AttrNumber));
+	state->sortOperators = palloc(state->nkeys * sizeof(Oid));
+	state->collations = palloc(state->nkeys * sizeof(Oid));
+	state->nullsFirst = palloc(state->nkeys * sizeof(bool));
+	for (i = 0; i < state->nkeys; i++)
+	{
+		state->sortColIdx[i] = (AttrNumber) list_nth_int(cols, i);
+		state->sortOperators[i] = list_nth_oid(ops, i);
+		state->collations[i] = list_nth_oid(colls, i);
+		state->nullsFirst[i] = list_nth_int(nulls, i) != 0;
+	}
+	state->est_input = floatVal(list_nth(priv, 4));
+	return (Node *) state;
+}
+
+/*
+ * srm_begin
+ *		Initialise the child like ExecInitSort does; no sorting yet.
+ */
+static void
+srm_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	SrmSortState *state = (SrmSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+
+	state->randomAccess = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
+									 EXEC_FLAG_MARK)) != 0;
+	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
+										eflags & ~(EXEC_FLAG_REWIND |
+												   EXEC_FLAG_BACKWARD |
+												   EXEC_FLAG_MARK));
+
+#if PG_VERSION_NUM >= 160000
+	state->result = node->ss.ss_ScanTupleSlot;
+#else
+	/* a MinimalTuple result slot, and tell the parents so */
+	state->result = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
+	node->ss.ps.resultops = &TTSOpsMinimalTuple;
+	node->ss.ps.resultopsfixed = true;
+	node->ss.ps.resultopsset = true;
+#endif
+	(void) desc;
+}
+
+/*
+ * end_sort
+ *		End the current sort, keeping its facts for EXPLAIN.
+ */
+static void
+end_sort(SrmSortState *state)
+{
+	if (state->sorter != NULL)
+	{
+		SrmSorterGetStats(state->sorter, &state->stats);
+		state->have_stats = true;
+		SrmSorterEnd(state->sorter);
+		state->sorter = NULL;
+	}
+	if (state->tuplesort != NULL)
+	{
+		tuplesort_get_stats(state->tuplesort, &state->ts_stats);
+		state->have_stats = true;
+		tuplesort_end(state->tuplesort);
+		state->tuplesort = NULL;
+	}
+}
+
+/*
+ * do_sort
+ *		Drain the child into a new sort and sort.
+ */
+static void
+do_sort(SrmSortState *state)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	PlanState  *outer = outerPlanState(state);
+	TupleDesc	desc = ExecGetResultType(outer);
+	ScanDirection dir = estate->es_direction;
+
+	estate->es_direction = ForwardScanDirection;
+	state->delegated = !srmsort_enabled;
+	if (state->delegated)
+		state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->sortColIdx,
+												state->sortOperators, state->collations,
+												state->nullsFirst, work_mem, NULL,
+												state->randomAccess ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	else
+		state->sorter = SrmSorterBeginHeap(desc, state->nkeys, state->sortColIdx,
+										   state->sortOperators, state->collations,
+										   state->nullsFirst, work_mem,
+										   state->est_input,
+										   state->randomAccess ? SRM_SORT_RANDOMACCESS : SRM_SORT_NONE);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		if (state->delegated)
+			tuplesort_puttupleslot(state->tuplesort, slot);
+		else
+			SrmSorterPutSlot(state->sorter, slot);
+	}
+	if (state->delegated)
+		tuplesort_performsort(state->tuplesort);
+	else
+		SrmSorterPerform(state->sorter);
+	estate->es_direction = dir;
+	state->sorted = true;
+}
+
+/*
+ * srm_exec
+ *		The next tuple of the sorted result in the executor's direction.
+ */
+static TupleTableSlot *
+srm_exec(CustomScanState *node)
+{
+	SrmSortState *state = (SrmSortState *) node;
+	bool		forward;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!state->sorted)
+		do_sort(state);
+	forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	if (state->delegated)
+		(void) tuplesort_gettupleslot(state->tuplesort, forward, false,
+									  state->result, NULL);
+	else
+		(void) SrmSorterGetSlot(state->sorter, forward, state->result);
+	return state->result;
+}
+
+/*
+ * srm_end
+ *		Release the sort and the child (core does not end a custom scan's
+ *		lefttree).
+ */
+static void
+srm_end(CustomScanState *node)
+{
+	SrmSortState *state = (SrmSortState *) node;
+
+	end_sort(state);
+	if (state->result)
+		ExecClearTuple(state->result);
+	ExecEndNode(outerPlanState(node));
+}
+
+/*
+ * srm_rescan
+ *		As ExecReScanSort: replay the result when it can be re-read and the
+ *		child's parameters did not change, else sort again.
+ */
+static void
+srm_rescan(CustomScanState *node)
+{
+	SrmSortState *state = (SrmSortState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (!state->sorted)
+		return;
+	ExecClearTuple(state->result);
+	if (outer->chgParam != NULL || !state->randomAccess)
+	{
+		end_sort(state);
+		state->sorted = false;
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+	}
+	else if (state->delegated)
+		tuplesort_rescan(state->tuplesort);
+	else
+		SrmSorterRescan(state->sorter);
+}
+
+static void
+srm_markpos(CustomScanState *node)
+{
+	SrmSortState *state = (SrmSortState *) node;
+
+	if (!state->sorted)
+		return;
+	if (state->delegated)
+		tuplesort_markpos(state->tuplesort);
+	else
+		SrmSorterMarkPos(state->sorter);
+}
+
+static void
+srm_restrpos(CustomScanState *node)
+{
+	SrmSortState *state = (SrmSortState *) node;
+
+	if (!state->sorted)
+		return;
+	if (state->delegated)
+		tuplesort_restorepos(state->tuplesort);
+	else
+		SrmSorterRestorePos(state->sorter);
+}
+
+/* ---------- EXPLAIN ---------- */
+
+/*
+ * sort_key_text
+ *		One sort key as core's EXPLAIN prints it: the expression, then
+ *		COLLATE, DESC or USING, and NULLS FIRST/LAST where not the default.
+ */
+static char *
+sort_key_text(Node *expr, Oid sortop, Oid coll, bool nullsFirst,
+			  List *context, bool useprefix)
+{
+	StringInfoData buf;
+	Oid			type = exprType(expr);
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, deparse_expression(expr, context, useprefix, true));
+	if (OidIsValid(coll) && coll != get_typcollation(type))
+		appendStringInfo(&buf, " COLLATE %s",
+						 quote_identifier(get_collation_name(coll)));
+	if (sortop == tc->gt_opr)
+	{
+		appendStringInfoString(&buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != tc->lt_opr)
+	{
+		appendStringInfo(&buf, " USING %s", get_opname(sortop));
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nullsFirst && !reverse)
+		appendStringInfoString(&buf, " NULLS FIRST");
+	else if (!nullsFirst && reverse)
+		appendStringInfoString(&buf, " NULLS LAST");
+	return buf.data;
+}
+
+/*
+ * show_sort_keys
+ *		"Sort Key: ..." exactly like a Sort node.
+ */
+static void
+show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	List	   *keys = NIL;
+	int			i;
+
+	for (i = 0; i < state->nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sortColIdx[i]);
+
+		if (tle == NULL)
+			elog(ERROR, "srmsort: no target entry for sort key %d", i + 1);
+		keys = lappend(keys, sort_key_text((Node *) tle->expr, state->sortOperators[i],
+										   state->collations[i], state->nullsFirst[i],
+										   context, useprefix));
+	}
+	ExplainPropertyList("Sort Key", keys, es);
+}
+
+/*
+ * show_srm_facts
+ *		The facts of srmsort's sort (ANALYZE only).
+ */
+static void
+show_srm_facts(SrmSortStats *st, ExplainState *es)
+{
+	bool		external = st->method != SRM_METHOD_QUICKSORT &&
+		st->method != SRM_METHOD_STILL_RUNNING;
+	int64		space = external ? st->temp_peak / 1024 : st->mem_peak / 1024;
+	const char *spacetype = external ? "Disk" : "Memory";
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		ExplainPropertyText("Sort Method",
+							psprintf("%s  %s: " INT64_FORMAT "kB",
+									 SrmSortMethodName(st->method), spacetype, space),
+							es);
+		if (!external)
+			return;
+		ExplainPropertyText("Disks", psprintf("%d (%s)  Block Size: %dkB",
+											  st->ndisks, st->disk_names,
+											  st->block_size / 1024), es);
+		ExplainPropertyText("Runs", psprintf(INT64_FORMAT "  Merge Order: %d  Passes: %d",
+											 st->runs, st->merge_order, st->passes), es);
+		ExplainPropertyText("Parallel Reads",
+							psprintf(INT64_FORMAT "  Nu: %.3f  Flushes: " INT64_FORMAT
+									 "  Stalls: " INT64_FORMAT,
+									 st->parallel_reads, st->nu, st->flushes, st->stalls), es);
+		ExplainPropertyText("Temp",
+							psprintf("written=" INT64_FORMAT "kB read=" INT64_FORMAT
+									 "kB peak=" INT64_FORMAT "kB  I/O Wait: %.3f ms",
+									 st->temp_written / 1024, st->temp_read / 1024,
+									 st->temp_peak / 1024, st->io_wait_ms), es);
+		ExplainPropertyText("Memory",
+							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB",
+									 st->mem_peak / 1024, st->mem_budget / 1024), es);
+		return;
+	}
+	ExplainPropertyText("Sort Method", SrmSortMethodName(st->method), es);
+	ExplainPropertyInteger("Sort Space Used", "kB", space, es);
+	ExplainPropertyText("Sort Space Type", spacetype, es);
+	ExplainPropertyInteger("Memory Peak", "kB", st->mem_peak / 1024, es);
+	if (!external)
+		return;
+	ExplainPropertyInteger("Disks", NULL, st->ndisks, es);
+	ExplainPropertyText("Disk Names", st->disk_names, es);
+	ExplainPropertyInteger("Block Size", "kB", st->block_size / 1024, es);
+	ExplainPropertyInteger("Runs", NULL, st->runs, es);
+	ExplainPropertyInteger("Merge Order", NULL, st->merge_order, es);
+	ExplainPropertyInteger("Passes", NULL, st->passes, es);
+	ExplainPropertyInteger("Parallel Reads", NULL, st->parallel_reads, es);
+	ExplainPropertyFloat("Nu", NULL, st->nu, 3, es);
+	ExplainPropertyInteger("Flushes", NULL, st->flushes, es);
+	ExplainPropertyInteger("Stalls", NULL, st->stalls, es);
+	ExplainPropertyInteger("Temp Written", "kB", st->temp_written / 1024, es);
+	ExplainPropertyInteger("Temp Read", "kB", st->temp_read / 1024, es);
+	ExplainPropertyInteger("Peak Temp", "kB", st->temp_peak / 1024, es);
+	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
+}
+
+/*
+ * show_delegated_facts
+ *		Core's words for a sort that tuplesort did.
+ */
+static void
+show_delegated_facts(TuplesortInstrumentation *ts, ExplainState *es)
+{
+	const char *method = tuplesort_method_name(ts->sortMethod);
+	const char *spacetype = tuplesort_space_type_name(ts->spaceType);
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Sort Method",
+							psprintf("%s  %s: " INT64_FORMAT "kB", method, spacetype,
+									 ts->spaceUsed), es);
+	else
+	{
+		ExplainPropertyText("Sort Method", method, es);
+		ExplainPropertyInteger("Sort Space Used", "kB", ts->spaceUsed, es);
+		ExplainPropertyText("Sort Space Type", spacetype, es);
+	}
+	ExplainPropertyText("Delegated", "srmsort disabled", es);
+}
+
+/*
+ * srm_explain
+ *		Sort Key always; the facts of the sort under ANALYZE.
+ */
+static void
+srm_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	SrmSortState *state = (SrmSortState *) node;
+
+	show_sort_keys(state, ancestors, es);
+	if (!es->analyze || !state->sorted)
+		return;
+	if (state->delegated)
+	{
+		if (state->tuplesort != NULL)
+			tuplesort_get_stats(state->tuplesort, &state->ts_stats);
+		show_delegated_facts(&state->ts_stats, es);
+	}
+	else
+	{
+		if (state->sorter != NULL)
+			SrmSorterGetStats(state->sorter, &state->stats);
+		show_srm_facts(&state->stats, es);
+	}
+}

@@ -1,0 +1,297 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan.c
+ *	  Planner hook: swap eligible Sort nodes for the SRMSort custom scan.
+ *
+ * After the standard planner has finished (setrefs included), the hook
+ * walks the plan tree and every subplan and replaces each Sort that
+ *
+ *	 - no LIMIT bound can reach (ExecSetTupleBound does not know custom
+ *	   scans, so a top-N sort must stay a Sort),
+ *	 - is expected to receive at least srmsort.min_input_size bytes (by
+ *	   default the sort's memory budget, work_mem: only sorts expected to
+ *	   spill), and
+ *	 - has the plain target list setrefs gives a Sort,
+ *
+ * by a CustomScan that keeps the Sort's whole Plan header (plan_node_id,
+ * initPlans, parameters, parallel safety), has the Sort's child as its
+ * lefttree (so EXPLAIN, parameter changes and parallel walks treat it like
+ * Sort's), scans the child's columns through custom_scan_tlist (OUTER_VAR
+ * Vars) and returns them unchanged through INDEX_VAR Vars in the Sort's
+ * positions, so no projection is built.  The sort keys and the input
+ * estimate travel in custom_private as plain Node lists, which copy, print
+ * and reach parallel workers.
+ *
+ * Incremental sorts are different nodes and are left alone, as are the
+ * never-executed Sorts of Agg's grouping-set chain (not walked).
+ *
+ * IDENTIFICATION
+ *	  src/plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/planner.h"
+
+#include "node.h"
+#include "srmsort.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+
+static Plan *walk(Plan *plan, bool maybe_bounded);
+
+/*
+ * input_bytes
+ *		The planner's estimate of the bytes a sort keeps for its input, as
+ *		cost_sort estimates it.
+ */
+static double
+input_bytes(Plan *child)
+{
+	return child->plan_rows *
+		(MAXALIGN(child->plan_width) + MAXALIGN(SizeofHeapTupleHeader));
+}
+
+/*
+ * plain_tlist
+ *		Does the Sort return its child's columns in order (Vars referring to
+ *		OUTER_VAR in the same position, or Consts)?
+ */
+static bool
+plain_tlist(Sort *sort)
+{
+	List	   *tl = sort->plan.targetlist;
+	List	   *ctl = sort->plan.lefttree->targetlist;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (list_length(tl) != list_length(ctl))
+		return false;
+	foreach(lc, tl)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		i++;
+		if (tle->resno != i)
+			return false;
+		if (IsA(tle->expr, Var))
+		{
+			Var		   *v = (Var *) tle->expr;
+
+			if (v->varno != OUTER_VAR || v->varattno != i)
+				return false;
+		}
+		else if (!IsA(tle->expr, Const))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * eligible
+ *		Should srmsort take this Sort?
+ */
+static bool
+eligible(Sort *sort, bool maybe_bounded)
+{
+	double		threshold;
+
+	if (maybe_bounded || sort->plan.lefttree == NULL || sort->numCols <= 0)
+		return false;
+	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size : work_mem) * 1024.0;
+	if (input_bytes(sort->plan.lefttree) < threshold)
+		return false;
+	return plain_tlist(sort);
+}
+
+/*
+ * make_srmsort
+ *		The SRMSort custom scan replacing sort.
+ */
+static Plan *
+make_srmsort(Sort *sort)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *child = sort->plan.lefttree;
+	List	   *cols = NIL,
+			   *ops = NIL,
+			   *colls = NIL,
+			   *nulls = NIL;
+	ListCell   *lc;
+	int			i;
+
+	/* the whole Plan header: costs, ids, initPlans, params, parallel flags */
+	cscan->scan.plan = sort->plan;
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.plan.lefttree = child;
+	cscan->scan.plan.righttree = NULL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = &SrmSortScanMethods;
+
+	/* the scan tuple is the child's output */
+	cscan->custom_scan_tlist = NIL;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *ctle = lfirst_node(TargetEntry, lc);
+		Node	   *expr = (Node *) ctle->expr;
+		Var		   *var = makeVar(OUTER_VAR, ctle->resno, exprType(expr),
+								  exprTypmod(expr), exprCollation(expr), 0);
+
+		cscan->custom_scan_tlist =
+			lappend(cscan->custom_scan_tlist,
+					makeTargetEntry((Expr *) var, ctle->resno,
+									ctle->resname, ctle->resjunk));
+	}
+
+	/* and is returned as is, in the Sort's positions */
+	cscan->scan.plan.targetlist = NIL;
+	foreach(lc, sort->plan.targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *expr = (Node *) tle->expr;
+		TargetEntry *ntle;
+
+		ntle = makeTargetEntry((Expr *) makeVar(INDEX_VAR, tle->resno,
+												exprType(expr), exprTypmod(expr),
+												exprCollation(expr), 0),
+							   tle->resno, tle->resname, tle->resjunk);
+		ntle->ressortgroupref = tle->ressortgroupref;
+		ntle->resorigtbl = tle->resorigtbl;
+		ntle->resorigcol = tle->resorigcol;
+		cscan->scan.plan.targetlist = lappend(cscan->scan.plan.targetlist, ntle);
+	}
+
+	for (i = 0; i < sort->numCols; i++)
+	{
+		cols = lappend_int(cols, sort->sortColIdx[i]);
+		ops = lappend_oid(ops, sort->sortOperators[i]);
+		colls = lappend_oid(colls, sort->collations[i]);
+		nulls = lappend_int(nulls, sort->nullsFirst[i] ? 1 : 0);
+	}
+	cscan->custom_private = list_make5(cols, ops, colls, nulls,
+									   makeFloat(psprintf("%.0f", input_bytes(child))));
+	return (Plan *) cscan;
+}
+
+/*
+ * walk_list
+ *		Walk every plan of a list in place.
+ */
+static void
+walk_list(List *plans, bool maybe_bounded)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = walk((Plan *) lfirst(lc), maybe_bounded);
+}
+
+/*
+ * walk
+ *		Replace eligible Sorts below plan.  maybe_bounded says whether a
+ *		LIMIT above may push a bound down to this node (pg-internals §2.7).
+ */
+static Plan *
+walk(Plan *plan, bool maybe_bounded)
+{
+	if (plan == NULL)
+		return NULL;
+
+	switch (nodeTag(plan))
+	{
+		case T_Limit:
+			{
+				Limit	   *limit = (Limit *) plan;
+
+				plan->lefttree = walk(plan->lefttree,
+									  limit->limitCount != NULL &&
+									  limit->limitOption != LIMIT_OPTION_WITH_TIES);
+				return plan;
+			}
+		case T_Result:
+		case T_Gather:
+		case T_GatherMerge:
+			/* these pass a bound on to their child */
+			plan->lefttree = walk(plan->lefttree, maybe_bounded);
+			plan->righttree = walk(plan->righttree, false);
+			return plan;
+		case T_SubqueryScan:
+			{
+				SubqueryScan *sq = (SubqueryScan *) plan;
+
+				sq->subplan = walk(sq->subplan, maybe_bounded && plan->qual == NIL);
+				return plan;
+			}
+		case T_Append:
+			walk_list(((Append *) plan)->appendplans, maybe_bounded);
+			return plan;
+		case T_MergeAppend:
+			walk_list(((MergeAppend *) plan)->mergeplans, maybe_bounded);
+			return plan;
+		case T_BitmapAnd:
+			walk_list(((BitmapAnd *) plan)->bitmapplans, false);
+			return plan;
+		case T_BitmapOr:
+			walk_list(((BitmapOr *) plan)->bitmapplans, false);
+			return plan;
+		case T_CustomScan:
+			walk_list(((CustomScan *) plan)->custom_plans, false);
+			break;
+		case T_Sort:
+			plan->lefttree = walk(plan->lefttree, false);
+			if (eligible((Sort *) plan, maybe_bounded))
+				return make_srmsort((Sort *) plan);
+			return plan;
+		default:
+			break;
+	}
+	plan->lefttree = walk(plan->lefttree, false);
+	plan->righttree = walk(plan->righttree, false);
+	return plan;
+}
+
+/*
+ * srm_planner
+ *		Plan as usual, then swap eligible Sorts in the plan and subplans.
+ */
+static PlannedStmt *
+srm_planner(Query *parse, const char *query_string, int cursorOptions,
+			ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!srmsort_enabled)
+		return stmt;
+	stmt->planTree = walk(stmt->planTree, false);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = walk((Plan *) lfirst(lc), false);
+	return stmt;
+}
+
+/*
+ * SrmPlanInit
+ *		Install the planner hook (from _PG_init).
+ */
+void
+SrmPlanInit(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = srm_planner;
+}
