@@ -65,3 +65,67 @@ LANGUAGE sql AS $fn$
     SELECT count(*) FROM pg_tablespace t, LATERAL pg_ls_tmpdir(t.oid)
      WHERE t.spcname <> 'pg_global';
 $fn$;
+
+-- srm_cursor_diff(q): a fixed script of scroll-cursor moves over q, run with
+-- PostgreSQL's sort and with srmsort; true if every fetch returned the same
+-- row (q must order on a unique key).
+CREATE OR REPLACE FUNCTION srm_cursor_script(q text) RETURNS text[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    c refcursor;
+    r record;
+    out text[] := '{}';
+BEGIN
+    OPEN c SCROLL FOR EXECUTE q;
+    FOR j IN 1 .. 5 LOOP FETCH NEXT FROM c INTO r; out := out || r::text; END LOOP;
+    FOR j IN 1 .. 3 LOOP FETCH PRIOR FROM c INTO r; out := out || r::text; END LOOP;
+    FETCH ABSOLUTE 1000 FROM c INTO r; out := out || r::text;
+    FETCH RELATIVE -10 FROM c INTO r; out := out || r::text;
+    FETCH LAST FROM c INTO r; out := out || r::text;
+    FETCH NEXT FROM c INTO r; out := out || coalesce(r::text, 'none');
+    FETCH PRIOR FROM c INTO r; out := out || r::text;
+    FETCH PRIOR FROM c INTO r; out := out || r::text;
+    MOVE ABSOLUTE 0 FROM c;
+    FETCH NEXT FROM c INTO r; out := out || r::text;
+    FETCH ABSOLUTE -1 FROM c INTO r; out := out || r::text;
+    FETCH FIRST FROM c INTO r; out := out || r::text;
+    MOVE FORWARD 5000 IN c;
+    FETCH PRIOR FROM c INTO r; out := out || r::text;
+    CLOSE c;
+    RETURN out;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION srm_cursor_diff(q text) RETURNS boolean
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    native text[];
+    srm text[];
+BEGIN
+    PERFORM set_config('srmsort.enabled', 'off', true);
+    native := srm_cursor_script(q);
+    PERFORM set_config('srmsort.enabled', 'on', true);
+    srm := srm_cursor_script(q);
+    RETURN native = srm AND array_length(srm, 1) = 18;
+END
+$fn$;
+
+-- The sort nodes of a query's plan, by EXPLAIN ANALYZE: node type and method.
+CREATE OR REPLACE FUNCTION srm_sort_nodes(q text)
+RETURNS TABLE (node text, method text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
+        INTO plan;
+    RETURN QUERY
+    WITH RECURSIVE n(p) AS (
+        SELECT plan -> 0 -> 'Plan'
+        UNION ALL
+        SELECT json_array_elements(p -> 'Plans') FROM n WHERE p -> 'Plans' IS NOT NULL)
+    SELECT coalesce(p ->> 'Custom Plan Provider', p ->> 'Node Type'), p ->> 'Sort Method'
+      FROM n
+     WHERE p ->> 'Node Type' IN ('Sort', 'Custom Scan');
+END
+$fn$;

@@ -128,7 +128,8 @@ srm_create_state(CustomScan *cscan)
 		state->collations[i] = list_nth_oid(colls, i);
 		state->nullsFirst[i] = list_nth_int(nulls, i) != 0;
 	}
-	state->est_input = floatVal(list_nth(priv, 4));
+	/* a String: a Float such as "123" would come back as an Integer */
+	state->est_input = strtod(strVal(list_nth(priv, 4)), NULL);
 	return (Node *) state;
 }
 

@@ -180,7 +180,7 @@ make_srmsort(Sort *sort)
 		nulls = lappend_int(nulls, sort->nullsFirst[i] ? 1 : 0);
 	}
 	cscan->custom_private = list_make5(cols, ops, colls, nulls,
-									   makeFloat(psprintf("%.0f", input_bytes(child))));
+									   makeString(psprintf("%.0f", input_bytes(child))));
 	return (Plan *) cscan;
 }
 

@@ -1,0 +1,144 @@
+-- Which sorts srmsort takes, and every kind of plan it must work in:
+-- GROUP BY, DISTINCT, window functions, set operations, merge appends,
+-- merge joins (mark/restore), scroll cursors (backward fetches), cursors
+-- WITH HOLD, subplans, CTEs, prepared statements, PL/pgSQL, COPY,
+-- CREATE TABLE AS and parallel query.
+CREATE EXTENSION IF NOT EXISTS srmsort;
+SET client_min_messages = warning;
+SET work_mem = '64kB';
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET srmsort.random_seed = 3;
+SET max_parallel_workers_per_gather = 0;
+
+SELECT setseed(0.75);
+CREATE TABLE pl AS
+SELECT i AS k, (random() * 99)::int AS g, md5(i::text) AS t,
+       (random() * 1000)::int AS x
+  FROM (SELECT i FROM generate_series(1, 30000) i ORDER BY random()) s;
+CREATE TABLE pl2 AS
+SELECT (random() * 3000)::int AS g, i AS y FROM generate_series(1, 20000) i;
+CREATE TABLE small AS SELECT i AS k FROM generate_series(1, 10) i;
+ANALYZE pl, pl2, small;
+
+-- what is taken and what is left to PostgreSQL
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY g DESC NULLS LAST, t COLLATE "C", x + 1;
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 10;      -- top-N: native
+EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;            -- fits: native
+SET srmsort.enabled = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;               -- disabled
+RESET srmsort.enabled;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, t FROM pl ORDER BY t DESC, k;
+-- the facts of the sort, in JSON
+SELECT * FROM srm_sort_nodes('SELECT * FROM pl ORDER BY k');
+
+-- GROUP BY, DISTINCT, window functions, set operations
+SET enable_hashagg = off;
+SELECT * FROM srm_diff('SELECT g, count(*), sum(x) FROM pl GROUP BY g', 'g');
+SELECT * FROM srm_diff('SELECT DISTINCT g, x % 7 AS m FROM pl', 'g', 'm');
+SELECT * FROM srm_diff('SELECT k, sum(x) OVER (ORDER BY k) AS s, rank() OVER (ORDER BY g, k) AS r FROM pl',
+                       'k', 's', 'r');
+SELECT * FROM srm_diff('SELECT g FROM pl INTERSECT SELECT g FROM pl2', 'g');
+SELECT * FROM srm_diff('SELECT g, x FROM pl EXCEPT ALL SELECT g, y FROM pl2', 'g', 'x');
+RESET enable_hashagg;
+
+-- merge joins: both sides sorted by srmsort, the inner with mark/restore
+-- over many duplicate keys; inner, left, full and anti joins
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pl JOIN pl2 USING (g);
+SELECT * FROM srm_sort_nodes('SELECT * FROM pl JOIN pl2 USING (g)');
+SELECT * FROM srm_diff('SELECT pl.k, pl2.y, g FROM pl JOIN pl2 USING (g) ORDER BY k, y', 'k', 'y');
+SELECT * FROM srm_diff('SELECT pl.k, pl2.y FROM pl LEFT JOIN pl2 ON pl.x = pl2.g ORDER BY k, y', 'k', 'y');
+SELECT * FROM srm_diff('SELECT pl.k, pl2.y FROM pl FULL JOIN pl2 ON pl.x = pl2.y ORDER BY k, y', 'k', 'y');
+SELECT * FROM srm_diff('SELECT pl.k FROM pl WHERE NOT EXISTS (SELECT 1 FROM pl2 WHERE pl2.g = pl.x) ORDER BY k', 'k');
+-- without Materialize the inner SRMSort itself is marked and restored
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT * FROM pl JOIN pl2 USING (g);
+SELECT * FROM srm_sort_nodes('SELECT * FROM pl JOIN pl2 USING (g)');
+SELECT * FROM srm_diff('SELECT pl.k, pl2.y, g FROM pl JOIN pl2 USING (g) ORDER BY k, y', 'k', 'y');
+SELECT * FROM srm_diff('SELECT pl.k, pl2.y FROM pl FULL JOIN pl2 ON pl.x = pl2.g ORDER BY k, y', 'k', 'y');
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- scroll cursors: forward, backward, absolute, relative, first/last, move
+SELECT srm_cursor_diff('SELECT k, t FROM pl ORDER BY k');
+SELECT srm_cursor_diff('SELECT k, t FROM pl ORDER BY t DESC');
+SET work_mem = '4MB';
+SELECT srm_cursor_diff('SELECT k, g FROM pl ORDER BY g, k');     -- in memory
+SET work_mem = '64kB';
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT k, t FROM pl ORDER BY k;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE 29999 FROM c;
+MOVE LAST IN c;
+FETCH PRIOR FROM c;
+COMMIT;
+-- a cursor WITH HOLD keeps its rows after the commit
+BEGIN;
+DECLARE h SCROLL CURSOR WITH HOLD FOR SELECT k FROM pl ORDER BY k DESC;
+FETCH 2 FROM h;
+COMMIT;
+FETCH 2 FROM h;
+FETCH BACKWARD 3 FROM h;
+CLOSE h;
+
+-- subplans, initplans, CTEs, merge append over partitions
+SET srmsort.min_input_size = 0;   -- the subplan's sorts are small
+SELECT * FROM srm_diff('SELECT g, (SELECT max(k) FROM (SELECT k FROM pl p2 WHERE p2.g = p1.g ORDER BY k OFFSET 0) s) AS m
+                          FROM (SELECT DISTINCT g FROM pl) p1 ORDER BY g', 'g', 'm');
+RESET srmsort.min_input_size;
+SELECT * FROM srm_diff('WITH c AS MATERIALIZED (SELECT * FROM pl ORDER BY t) SELECT * FROM c', 't');
+CREATE TABLE parted (k int, v text) PARTITION BY RANGE (k);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (15000);
+CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (15000) TO (40000);
+INSERT INTO parted SELECT k, t FROM pl;
+ANALYZE parted;
+EXPLAIN (COSTS OFF) SELECT * FROM parted ORDER BY k;
+SELECT * FROM srm_diff('SELECT * FROM parted ORDER BY k', 'k');
+
+-- prepared statements: a plan made with srmsort on, executed with it off
+
+PREPARE p2 AS SELECT count(*), sum(k::bigint * r) FROM (SELECT k, row_number() OVER () AS r FROM (SELECT k FROM pl ORDER BY k) o) s;
+EXECUTE p2;
+SET srmsort.enabled = off;
+EXECUTE p2;
+SELECT * FROM srm_sort_nodes('EXECUTE p2');
+RESET srmsort.enabled;
+
+-- PL/pgSQL, COPY and CREATE TABLE AS
+CREATE FUNCTION ordered_keys() RETURNS SETOF int LANGUAGE plpgsql AS
+$$ BEGIN RETURN QUERY SELECT k FROM pl ORDER BY t; END $$;
+-- (the function's own sort is not in the outer plan: compare results only)
+SELECT same, nrows FROM srm_diff('SELECT * FROM ordered_keys() k', 'k');
+DO $$
+BEGIN
+    EXECUTE format('COPY (SELECT k, t FROM pl ORDER BY t DESC) TO %L',
+                   current_setting('data_directory') || '/srm_copy_on.txt');
+    PERFORM set_config('srmsort.enabled', 'off', true);
+    EXECUTE format('COPY (SELECT k, t FROM pl ORDER BY t DESC) TO %L',
+                   current_setting('data_directory') || '/srm_copy_off.txt');
+    PERFORM set_config('srmsort.enabled', 'on', true);
+END $$;
+SELECT md5(pg_read_file('srm_copy_on.txt')) = md5(pg_read_file('srm_copy_off.txt')) AS same_copy;
+CREATE TABLE ctas_on AS SELECT * FROM pl ORDER BY t;
+SET srmsort.enabled = off;
+CREATE TABLE ctas_off AS SELECT * FROM pl ORDER BY t;
+RESET srmsort.enabled;
+SELECT (SELECT array_agg(k) FROM ctas_on) = (SELECT array_agg(k) FROM ctas_off) AS same_ctas;
+
+-- parallel query: srmsort below Gather Merge, in the workers
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY t;
+SELECT * FROM srm_diff('SELECT * FROM pl ORDER BY t', 't');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+SELECT srm_temp_files();
