@@ -137,7 +137,7 @@ def main():
             for wm in args.work_mem.split(","):
                 base = "SET work_mem = '%s';" % wm
                 if args.tablespaces:
-                    base += " SET srmsort.tablespaces = '%s'; SET temp_tablespaces = '%s';" % (
+                    base += " SET srmsort.tablespaces = '%s'; SET temp_tablespaces = %s;" % (
                         args.tablespaces, args.tablespaces)
                 times = {s: [] for s in systems}
                 rss = {s: [] for s in systems}
