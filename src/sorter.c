@@ -231,24 +231,31 @@ choose_block_size(SrmSorter *s, int D)
 {
 	/* without an estimate, or with a small one, expect a large input */
 	double		est = Max(s->est_input,
-						  (double) (s->est_input > 0 ? 8 : 64) * s->budget);
-	/* a margin: an extra pass costs far more than smaller blocks do */
-	double		nruns = 4 * ceil(est / (0.9 * s->budget));
+						  (double) (s->est_input > 0 ? 2 : 64) * s->budget);
+	double		nruns = ceil(est / (0.9 * s->budget));
 	int			best = SRM_MIN_BLOCK_KB * 1024;
-	int			best_passes = INT_MAX;
+	int			best_p1 = INT_MAX;
+	int			best_p4 = INT_MAX;
 	int			B;
 
+	/*
+	 * Fewest passes for the expected number of runs first; among equals,
+	 * fewest for four times as many (an extra pass costs far more than
+	 * smaller blocks do); among equals, the largest block.
+	 */
 	for (B = srmsort_block_size * 1024; B >= SRM_MIN_BLOCK_KB * 1024; B /= 2)
 	{
 		double		per = B + SRM_IO_ALIGN;
 		int			rf = srm_order(s, s->budget / per, D);
 		int			ri = srm_order(s, s->budget / per - 2.0 * D, D);
-		int			p = passes_for(nruns, rf, ri);
+		int			p1 = passes_for(nruns, rf, ri);
+		int			p4 = passes_for(4 * nruns, rf, ri);
 
-		/* fewer passes, or still infeasible: a smaller block is better */
-		if (p < best_passes || p >= INT_MAX / 2)
+		/* still infeasible: a smaller block is better */
+		if (p1 < best_p1 || (p1 == best_p1 && p4 < best_p4) || p1 >= INT_MAX / 2)
 		{
-			best_passes = p;
+			best_p1 = p1;
+			best_p4 = p4;
 			best = B;
 		}
 	}

@@ -175,6 +175,10 @@ srm_cluster_stop() {
     if [ -n "${SRM_PGDATA:-}" ] && [ -f "$SRM_PGDATA/postmaster.pid" ]; then
         srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
     fi
+    local m
+    for m in ${SRM_MOUNTS:-}; do
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+    done
     if [ -n "${SRM_TMP:-}" ] && [ -z "${SRMSORT_KEEP:-}" ]; then
         rm -rf "$SRM_TMP"
     fi

@@ -72,6 +72,16 @@ if [ -n "$tests" ]; then
     fi
 fi
 
+# ---- a tiny filesystem for the disk-full test (root only) ----
+if [ "$(id -u)" -eq 0 ]; then
+    mkdir -p "$SRM_TMP/smallfs"
+    if mount -t tmpfs -o size=4m,mode=0700 tmpfs "$SRM_TMP/smallfs" 2>/dev/null; then
+        chown "$SRM_USER" "$SRM_TMP/smallfs"
+        export SRMSORT_SMALLFS=$SRM_TMP/smallfs
+        SRM_MOUNTS="$SRM_TMP/smallfs"
+    fi
+fi
+
 # ---- TAP: every test/t/*.pl ----
 export PERL5LIB="/usr/lib/postgresql/15/lib/pgxs/src/test/perl:$SRM_REPO/test/t${PERL5LIB:+:$PERL5LIB}"
 export SRMSORT_INSTALL=$SRM_INST
@@ -90,6 +100,7 @@ for f in "$SRM_REPO"/test/t/*.pl; do
     set +e
     (cd "$tdir" && srm_as_user env TESTDIR="$tdir" PERL5LIB="$PERL5LIB" \
         SRMSORT_INSTALL="$SRMSORT_INSTALL" SRMSORT_LONG="${SRMSORT_LONG:-}" \
+        SRMSORT_SMALLFS="${SRMSORT_SMALLFS:-}" \
         PG_REGRESS="$PG_REGRESS" PATH="$PATH" prove -v "$f") >"$tdir/prove.out" 2>&1
     rc=$?
     set -e

@@ -1,0 +1,96 @@
+# SrmTest.pm — helpers for srmsort's TAP tests.
+#
+#   my $node = SrmTest::node('name', tablespaces => 4, extra_conf => "...");
+#   SrmTest::temp_files($node)   # workfiles left in every pgsql_tmp dir
+#
+# Run through test/run_tests.sh, which stages the install and exports
+# SRMSORT_INSTALL.
+package SrmTest;
+
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+
+sub install
+{
+	my $inst = $ENV{SRMSORT_INSTALL}
+	  or die "SRMSORT_INSTALL is not set: run the tests through test/run_tests.sh";
+	return $inst;
+}
+
+sub so_path
+{
+	return install() . "/usr/lib/postgresql/15/lib/srmsort.so";
+}
+
+# A started node with srmsort preloaded (unless no_preload), its extension
+# created, and N tablespaces srm_d0.. in separate directories.
+sub node
+{
+	my ($name, %opts) = @_;
+	my $inst = install();
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	my $conf = "extension_destdir = '$inst'\n"
+	  . "log_temp_files = 0\n"
+	  . "fsync = off\n"
+	  . "max_parallel_workers_per_gather = 0\n";
+	$conf .= "shared_preload_libraries = '" . so_path() . "'\n"
+	  unless $opts{no_preload};
+	$conf .= $opts{extra_conf} if $opts{extra_conf};
+	$node->append_conf('postgresql.conf', $conf);
+	$node->start;
+	my $n = $opts{tablespaces} // 4;
+	for my $i (0 .. $n - 1)
+	{
+		my $dir = PostgreSQL::Test::Utils::tempdir();
+		$node->safe_psql('postgres',
+			"CREATE TABLESPACE srm_d$i LOCATION '$dir'");
+	}
+	$node->safe_psql('postgres', 'CREATE EXTENSION srmsort')
+	  unless $opts{no_preload};
+	return $node;
+}
+
+# Files left in base/pgsql_tmp and in every tablespace's pgsql_tmp.
+sub temp_files
+{
+	my ($node) = @_;
+	my $dd = $node->data_dir;
+	my @files;
+	for my $dir (glob("$dd/base/pgsql_tmp"), glob("$dd/pg_tblspc/*/PG_*/pgsql_tmp"))
+	{
+		next unless -d $dir;
+		opendir(my $dh, $dir) or next;
+		push @files, map { "$dir/$_" } grep { !/^\.\.?$/ } readdir($dh);
+		closedir($dh);
+	}
+	return @files;
+}
+
+# A slow btree opclass on int (every comparison sleeps), so that sorts take
+# long enough to be caught in each phase.
+sub create_slow_opclass
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', q{
+CREATE FUNCTION slow_cmp(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+$$ BEGIN PERFORM count(*) FROM generate_series(1, 10); RETURN btint4cmp($1, $2); END $$;
+CREATE FUNCTION slow_lt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 < $2';
+CREATE FUNCTION slow_le(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 <= $2';
+CREATE FUNCTION slow_eq(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 = $2';
+CREATE FUNCTION slow_ge(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 >= $2';
+CREATE FUNCTION slow_gt(int, int) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT $1 > $2';
+CREATE OPERATOR <<< (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_lt);
+CREATE OPERATOR <<<= (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_le);
+CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_eq);
+CREATE OPERATOR >>>= (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_ge);
+CREATE OPERATOR >>> (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_gt);
+CREATE OPERATOR CLASS slow_int_ops FOR TYPE int USING btree AS
+  OPERATOR 1 <<<, OPERATOR 2 <<<=, OPERATOR 3 ===, OPERATOR 4 >>>=, OPERATOR 5 >>>,
+  FUNCTION 1 slow_cmp(int, int);
+});
+}
+
+1;
