@@ -40,7 +40,7 @@ srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 
 srm_log "generating $rows rows (about $SIZE)"
 srm_psql -q <<SQL
-DO $$ BEGIN PERFORM setseed(0.42); END $$;
+DO \$\$ BEGIN PERFORM setseed(0.42); END \$\$;
 CREATE TABLE demo AS
 SELECT (random() * 9e18)::int8 AS k, i::int8 AS v, substr(md5(i::text), 1, 16) AS t
   FROM generate_series(1, $rows) i;
