@@ -370,36 +370,12 @@ srm_prepare_reads(SrmMerge *m)
 static void
 read_big(SrmMerge *m, SrmInput *in)
 {
-	SrmTapeSet *ts = m->ts;
 	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
-	SrmRecordHeader *rh = (SrmRecordHeader *) (in->leading->data + SRM_BLOCK_HDRSZ);
-	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
-	Size		total = SRM_RECORD_HDRSZ + rh->len;
-	Size		done;
-	uint32		c;
-	SrmIo		io;
 
-	if (m->scratch == NULL)
-		m->scratch = SrmTapeAllocBuffer(ts, m->cxt);
-	in->big_hdr = *rh;
-	in->big = MemoryContextAllocHuge(m->cxt, MAXALIGN(rh->len));
-	done = Min(payload, total) - SRM_RECORD_HDRSZ;
-	memcpy(in->big, in->leading->data + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
-
-	memset(&io, 0, sizeof(io));
-	for (c = 1; c <= hdr->ncont; c++)
-	{
-		int64		blockno = in->blockno + c;
-		Size		chunk = Min(payload, rh->len - done);
-
-		SrmTapePrepRead(ts, in->run, blockno, m->scratch, &io);
-		SrmIoWait(ts->io, &io);
-		SrmTapeCheckBlock(ts, in->run, blockno, m->scratch);
-		memcpy(in->big + done, m->scratch + SRM_BLOCK_HDRSZ, chunk);
-		done += chunk;
-		SrmTapeReleaseBlock(ts, in->run, blockno);
-		m->counters->blocks_consumed++;
-	}
+	in->big_hdr = *(SrmRecordHeader *) (in->leading->data + SRM_BLOCK_HDRSZ);
+	in->big = SrmTapeReadBig(m->ts, in->run, in->leading->data, &m->scratch,
+							 m->cxt, true);
+	m->counters->blocks_consumed += hdr->ncont;
 	in->rec = in->big;
 }
 

@@ -190,39 +190,6 @@ start_read(SrmScan *scan, int i, int64 h)
 }
 
 /*
- * assemble_big
- *		Read the BIG record beginning in buffer b's block into b->big.
- */
-static void
-assemble_big(SrmScan *scan, SrmScanBuf *b)
-{
-	SrmTapeSet *ts = scan->ts;
-	SrmBlockHeader *hdr = (SrmBlockHeader *) b->data;
-	SrmRecordHeader *rh = (SrmRecordHeader *) (b->data + SRM_BLOCK_HDRSZ);
-	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
-	Size		done = Min(payload, SRM_RECORD_HDRSZ + rh->len) - SRM_RECORD_HDRSZ;
-	uint32		c;
-	SrmIo		io;
-
-	if (scan->scratch == NULL)
-		scan->scratch = SrmTapeAllocBuffer(ts, scan->cxt);
-	b->big = MemoryContextAllocHuge(scan->cxt, MAXALIGN(rh->len));
-	memcpy(b->big, b->data + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
-	memset(&io, 0, sizeof(io));
-	for (c = 1; c <= hdr->ncont; c++)
-	{
-		int64		blockno = hdr->blockno + c;
-		Size		chunk = Min(payload, rh->len - done);
-
-		SrmTapePrepRead(ts, scan->run, blockno, scan->scratch, &io);
-		SrmIoWait(ts->io, &io);
-		SrmTapeCheckBlock(ts, scan->run, blockno, scan->scratch);
-		memcpy(b->big + done, scan->scratch + SRM_BLOCK_HDRSZ, chunk);
-		done += chunk;
-	}
-}
-
-/*
  * index_block
  *		Build the record offset table of a block that has been read.
  */
@@ -236,7 +203,8 @@ index_block(SrmScan *scan, SrmScanBuf *b)
 	SrmTapeCheckBlock(scan->ts, scan->run, scan->head_block[b->head], b->data);
 	if (hdr->flags & SRM_BLOCK_BIG)
 	{
-		assemble_big(scan, b);
+		b->big = SrmTapeReadBig(scan->ts, scan->run, b->data, &scan->scratch,
+								scan->cxt, false);
 		b->indexed = true;
 		return;
 	}

@@ -243,6 +243,48 @@ SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf)
 }
 
 /*
+ * SrmTapeReadBig
+ *		Assemble the BIG record that begins in buf (a block of run already
+ *		read): copy its first part and read its continuation blocks
+ *		synchronously through *scratch (a block buffer allocated in cxt on
+ *		first use).  Returns the tuple, allocated in cxt.  With release, the
+ *		continuation blocks' slots are given back (the merge reads a run
+ *		once; a random-access scan may come back).
+ */
+char *
+SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
+			   MemoryContext cxt, bool release)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) buf;
+	SrmRecordHeader *rh = (SrmRecordHeader *) (buf + SRM_BLOCK_HDRSZ);
+	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
+	Size		done = Min(payload, SRM_RECORD_HDRSZ + rh->len) - SRM_RECORD_HDRSZ;
+	char	   *big;
+	uint32		c;
+	SrmIo		io;
+
+	if (*scratch == NULL)
+		*scratch = SrmTapeAllocBuffer(ts, cxt);
+	big = MemoryContextAllocHuge(cxt, MAXALIGN(rh->len));
+	memcpy(big, buf + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
+	memset(&io, 0, sizeof(io));
+	for (c = 1; c <= hdr->ncont; c++)
+	{
+		int64		blockno = hdr->blockno + c;
+		Size		chunk = Min(payload, rh->len - done);
+
+		SrmTapePrepRead(ts, run, blockno, *scratch, &io);
+		SrmIoWait(ts->io, &io);
+		SrmTapeCheckBlock(ts, run, blockno, *scratch);
+		memcpy(big + done, *scratch + SRM_BLOCK_HDRSZ, chunk);
+		done += chunk;
+		if (release)
+			SrmTapeReleaseBlock(ts, run, blockno);
+	}
+	return big;
+}
+
+/*
  * add_forecast
  *		Append the forecast entry "key predicts block next_head" to run,
  *		copying a by-reference key into the run's memory.

@@ -156,6 +156,8 @@ extern void SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 extern void SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							  char *buf);
 extern void SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno);
+extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
+							char **scratch, MemoryContext cxt, bool release);
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
 									   int nbufs, char **bufs, SrmIo *ios);
