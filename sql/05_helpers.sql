@@ -129,3 +129,15 @@ BEGIN
      WHERE p ->> 'Node Type' IN ('Sort', 'Custom Scan');
 END
 $fn$;
+
+-- EXPLAIN (ANALYZE, FORMAT JSON) of a query.
+CREATE OR REPLACE FUNCTION srm_explain_json(q text) RETURNS json
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
+        INTO plan;
+    RETURN plan;
+END
+$fn$;

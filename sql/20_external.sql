@@ -32,6 +32,24 @@ SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k', 'k');
 RESET srmsort.io_method;
 SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY t DESC', 't');
 RESET srmsort.merge_strategy;
+-- O_DIRECT workfiles (aligned buffers, offsets and lengths)
+SET srmsort.direct_io = on;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY t', 't');
+SET srmsort.io_method = sync;
+SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k DESC, i', 'k', 'i');
+RESET srmsort.io_method;
+RESET srmsort.direct_io;
+-- blocks are reused: over many merge passes the workfiles stay close to
+-- the data's size while several times as much is written
+SET work_mem = '1MB';
+SET srmsort.max_merge_order = 2;
+SELECT (j ->> 'Passes')::int >= 5 AS many_passes,
+       (j ->> 'Peak Temp Ratio')::float8 <= 2.0 AS peak_within_2x_input,
+       (j ->> 'Temp Written')::float8 >= 3 * (j ->> 'Peak Temp')::float8 AS written_3x_peak
+  FROM (SELECT srm_explain_json('SELECT * FROM ext e CROSS JOIN generate_series(1, 10) g ORDER BY e.t, g OFFSET 1e12')
+               -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
+RESET srmsort.max_merge_order;
+SET work_mem = '64kB';
 
 -- a larger budget: fewer runs, one merge pass, bigger blocks
 SET work_mem = '1MB';
@@ -64,9 +82,13 @@ RESET srmsort.min_input_size;
 
 SELECT srm_temp_files();
 
--- an error raised by the child in the middle of the input
+-- an error raised by the child at the first, a middle and the last input tuple
 SET srmsort.enabled = on;
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY (CASE WHEN i = 1 THEN 1 / 0 ELSE k END)) s;
+SELECT srm_temp_files();
 SELECT count(*) FROM (SELECT * FROM ext ORDER BY (CASE WHEN i = 15000 THEN 1 / 0 ELSE k END)) s;
+SELECT srm_temp_files();
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY (CASE WHEN i = 20000 THEN 1 / 0 ELSE k END)) s;
 SELECT srm_temp_files();
 
 -- temp_file_limit: PostgreSQL's own error, nothing left behind
@@ -96,6 +118,18 @@ SET statement_timeout = '1500ms';
 SELECT count(*) FROM (SELECT * FROM ext ORDER BY k USING <<<) s;
 \set VERBOSITY default
 RESET statement_timeout;
+SELECT srm_temp_files();
+
+-- a comparison function that raises an error during the merge
+CREATE FUNCTION bad_cmp(int, int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS
+$$ BEGIN IF $1 = 777777 OR $2 = 777777 THEN RAISE EXCEPTION 'bad comparison'; END IF;
+   RETURN btint4cmp($1, $2); END $$;
+CREATE OPERATOR <<<< (LEFTARG = int, RIGHTARG = int, FUNCTION = slow_lt);
+CREATE OPERATOR CLASS bad_int_ops FOR TYPE int USING btree AS
+  OPERATOR 1 <<<<, OPERATOR 2 <<<=, OPERATOR 3 ===, OPERATOR 4 >>>=, OPERATOR 5 >>>,
+  FUNCTION 1 bad_cmp(int, int);
+SELECT count(*) FROM (SELECT * FROM (SELECT CASE WHEN i = 19000 THEN 777777 ELSE k END AS k FROM ext) e
+                      ORDER BY k USING <<<<) s;
 SELECT srm_temp_files();
 
 -- the backend is still fine

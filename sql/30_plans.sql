@@ -62,6 +62,13 @@ RESET enable_material;
 RESET enable_hashjoin;
 RESET enable_nestloop;
 
+-- rescans with changed parameters sort again (rewinds without changes
+-- are exercised by the cursors below: MOVE ABSOLUTE 0 rescans the plan)
+SET srmsort.min_input_size = 0;
+SELECT * FROM srm_diff('SELECT small.k AS a, s.k AS b FROM small CROSS JOIN LATERAL
+                          (SELECT k FROM pl WHERE pl.g = small.k ORDER BY t OFFSET 0) s', 'a', 'b');
+RESET srmsort.min_input_size;
+
 -- scroll cursors: forward, backward, absolute, relative, first/last, move
 SELECT srm_cursor_diff('SELECT k, t FROM pl ORDER BY k');
 SELECT srm_cursor_diff('SELECT k, t FROM pl ORDER BY t DESC');

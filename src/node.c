@@ -416,9 +416,12 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 									 st->parallel_reads, st->nu, st->flushes, st->stalls), es);
 		ExplainPropertyText("Temp",
 							psprintf("written=" INT64_FORMAT "kB read=" INT64_FORMAT
-									 "kB peak=" INT64_FORMAT "kB  I/O Wait: %.3f ms",
+									 "kB peak=" INT64_FORMAT "kB (%.2f x input of "
+									 INT64_FORMAT "kB)  I/O Wait: %.3f ms",
 									 st->temp_written / 1024, st->temp_read / 1024,
-									 st->temp_peak / 1024, st->io_wait_ms), es);
+									 st->temp_peak / 1024,
+									 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
+									 st->input_bytes / 1024, st->io_wait_ms), es);
 		ExplainPropertyText("Memory",
 							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB",
 									 st->mem_peak / 1024, st->mem_budget / 1024), es);
@@ -443,6 +446,10 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 	ExplainPropertyInteger("Temp Written", "kB", st->temp_written / 1024, es);
 	ExplainPropertyInteger("Temp Read", "kB", st->temp_read / 1024, es);
 	ExplainPropertyInteger("Peak Temp", "kB", st->temp_peak / 1024, es);
+	ExplainPropertyInteger("Input", "kB", st->input_bytes / 1024, es);
+	ExplainPropertyFloat("Peak Temp Ratio", NULL,
+						 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
+						 2, es);
 	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
 }
 
