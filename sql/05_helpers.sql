@@ -110,26 +110,6 @@ BEGIN
 END
 $fn$;
 
--- The sort nodes of a query's plan, by EXPLAIN ANALYZE: node type and method.
-CREATE OR REPLACE FUNCTION srm_sort_nodes(q text)
-RETURNS TABLE (node text, method text)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-    plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
-        INTO plan;
-    RETURN QUERY
-    WITH RECURSIVE n(p) AS (
-        SELECT plan -> 0 -> 'Plan'
-        UNION ALL
-        SELECT json_array_elements(p -> 'Plans') FROM n WHERE p -> 'Plans' IS NOT NULL)
-    SELECT coalesce(p ->> 'Custom Plan Provider', p ->> 'Node Type'), p ->> 'Sort Method'
-      FROM n
-     WHERE p ->> 'Node Type' IN ('Sort', 'Custom Scan');
-END
-$fn$;
-
 -- EXPLAIN (ANALYZE, FORMAT JSON) of a query.
 CREATE OR REPLACE FUNCTION srm_explain_json(q text) RETURNS json
 LANGUAGE plpgsql AS $fn$
@@ -141,3 +121,20 @@ BEGIN
     RETURN plan;
 END
 $fn$;
+
+-- The sort nodes of a query's plan, by EXPLAIN ANALYZE: node type and method.
+CREATE OR REPLACE FUNCTION srm_sort_nodes(q text)
+RETURNS TABLE (node text, method text)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    RETURN QUERY
+    WITH RECURSIVE n(p) AS (
+        SELECT srm_explain_json(q) -> 0 -> 'Plan'
+        UNION ALL
+        SELECT json_array_elements(p -> 'Plans') FROM n WHERE p -> 'Plans' IS NOT NULL)
+    SELECT coalesce(p ->> 'Custom Plan Provider', p ->> 'Node Type'), p ->> 'Sort Method'
+      FROM n
+     WHERE p ->> 'Node Type' IN ('Sort', 'Custom Scan');
+END
+$fn$;
+

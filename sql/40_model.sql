@@ -13,15 +13,7 @@ CREATE TABLE model AS
 SELECT (random() * 9e18)::int8 AS k, i::int8 AS v FROM generate_series(1, 1500000) i;
 ANALYZE model;
 
-CREATE FUNCTION srm_facts(q text) RETURNS json LANGUAGE plpgsql AS $fn$
-DECLARE
-    plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-    RETURN plan -> 0 -> 'Plan' -> 'Plans' -> 0;
-END $fn$;
-
-WITH f AS (SELECT srm_facts('SELECT * FROM model ORDER BY k OFFSET 1e12') AS j)
+WITH f AS (SELECT srm_explain_json('SELECT * FROM model ORDER BY k OFFSET 1e12') -> 0 -> 'Plan' -> 'Plans' -> 0 AS j)
 SELECT j ->> 'Custom Plan Provider' AS node,
        j ->> 'Sort Method' AS method,
        (j ->> 'Disks')::int AS disks,
@@ -35,7 +27,7 @@ SELECT j ->> 'Custom Plan Provider' AS node,
 
 -- the DSM baseline on the same data: striped reads, a lower merge order
 SET srmsort.merge_strategy = dsm;
-WITH f AS (SELECT srm_facts('SELECT * FROM model ORDER BY k OFFSET 1e12') AS j)
+WITH f AS (SELECT srm_explain_json('SELECT * FROM model ORDER BY k OFFSET 1e12') -> 0 -> 'Plan' -> 'Plans' -> 0 AS j)
 SELECT j ->> 'Sort Method' AS method,
        (j ->> 'Merge Order')::int < 16 AS lower_merge_order,
        (j ->> 'Nu')::float8 <= 1.10 AS nu_at_most_1_10

@@ -376,7 +376,6 @@ open_block(SrmRunWriter *w, uint32 flags)
 	hdr->ncont = 0;
 	hdr->blockno = (uint32) run->nblocks;
 	w->pos = w->bufs[w->cur] + SRM_BLOCK_HDRSZ;
-	w->cur_head = run->nblocks;
 	run->nblocks++;
 	w->have_block = true;
 }

@@ -130,7 +130,6 @@ typedef struct SrmRunWriter
 	char	   *last_tuple;		/* last tuple put in bufs[cur] */
 	uint64		last_key;		/* its normalized key and NULL rank */
 	uint8		last_nrank;
-	int64		cur_head;		/* block index of the block being filled */
 	bool		have_block;
 } SrmRunWriter;
 
