@@ -1,0 +1,72 @@
+# Soak: many clients sorting at once (spilling ORDER BY and merge joins
+# through srmsort), every result checked inside the pgbench script against
+# the native answer; afterwards no workfile, no job and no error left, and
+# a long-lived backend's memory stays flat over many sorts.  The test
+# command runs 15 seconds; --long (SRMSORT_LONG=1) runs 30 minutes.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SrmTest;
+
+my $secs = $ENV{SRMSORT_LONG} ? 1800 : 15;
+my $node = SrmTest::node('soak', extra_conf => qq{
+work_mem = '256kB'
+max_connections = 40
+client_min_messages = warning
+srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3'
+srmsort.partitions = auto
+});
+$node->safe_psql('postgres', q{
+SELECT setseed(0.9);
+CREATE TABLE s AS SELECT i AS k, md5(i::text) AS t, (random() * 500)::int AS g
+  FROM (SELECT i FROM generate_series(1, 60000) i ORDER BY random()) x;
+CREATE TABLE j AS SELECT (random() * 500)::int AS g, i AS y FROM generate_series(1, 20000) i;
+ANALYZE s, j;
+});
+
+# order-sensitive checksums, computed by PostgreSQL's own sort
+my $sort_q = "SELECT sum(k::bigint * r) AS got FROM (SELECT k, row_number() OVER () AS r FROM (SELECT k FROM s ORDER BY t) o) x";
+my $join_q = "SELECT count(*) AS got FROM s JOIN j USING (g)";
+my $sort_sum = $node->safe_psql('postgres', "SET srmsort.enabled = off; $sort_q");
+my $join_cnt = $node->safe_psql('postgres', "SET srmsort.enabled = off; $join_q");
+
+my $dir = PostgreSQL::Test::Utils::tempdir();
+open(my $f1, '>', "$dir/sort.sql") or die;
+print $f1 "$sort_q \\gset\n\\if :got != $sort_sum\nSELECT 'sort checksum mismatch'::int;\n\\endif\n";
+close $f1;
+open(my $f2, '>', "$dir/join.sql") or die;
+print $f2 "SET enable_hashjoin = off;\nSET enable_nestloop = off;\n$join_q \\gset\n"
+  . "\\if :got != $join_cnt\nSELECT 'join count mismatch'::int;\n\\endif\n";
+close $f2;
+
+# a long-lived backend's memory before and after many sorts
+my $bg = $node->background_psql('postgres', on_error_stop => 0);
+my $rss = "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmRSS:\\s+([0-9]+)')::int";
+$bg->query_safe("$sort_q;") for 1 .. 5;
+my $rss_before = $bg->query_safe($rss);
+
+my ($out, $err) = ('', '');
+my $ok = IPC::Run::run(
+	[ 'pgbench', '-n', '-M', 'simple', '-h', $node->host, '-p', $node->port,
+	  '-c', '8', '-j', '2', '-T', $secs, '-f', "$dir/sort.sql\@3",
+	  '-f', "$dir/join.sql\@1", 'postgres' ],
+	'>', \$out, '2>', \$err);
+ok($ok, "pgbench ran $secs s without a failed transaction") or diag("$out\n$err");
+my ($done) = $out =~ /number of transactions actually processed: (\d+)/;
+ok(defined $done && $done > 0, "sorts and joins ran concurrently: " . ($done // 0) . " transactions");
+unlike($err, qr/mismatch|ERROR/, "every checksum matched the native answer");
+
+$bg->query_safe("$sort_q;") for 1 .. 30;
+my $rss_after = $bg->query_safe($rss);
+$bg->quit;
+cmp_ok($rss_after - $rss_before, '<', 20000,
+	"backend memory flat over 30 more sorts ($rss_before kB -> $rss_after kB)");
+is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0', "no job left");
+is($node->safe_psql('postgres', "SELECT coalesce(sum(active_jobs), 0) FROM srmsort_disks"), '0',
+	"no active job counted on any disk");
+is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left");
+ok(!$node->log_contains(qr/temporary file leak|WARNING|PANIC|TRAP/), "no leak warnings in the log");
+$node->stop;
+done_testing();
