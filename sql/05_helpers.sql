@@ -20,7 +20,6 @@ DECLARE
     keycols text := '';
     keycmp text := '';
     body text;
-    plan json;
     diffs bigint;
 BEGIN
     FOR j IN 1 .. array_length(keyexprs, 1) LOOP
@@ -35,8 +34,10 @@ BEGIN
     EXECUTE 'CREATE TEMP TABLE srm_n AS ' || body;
     PERFORM set_config('srmsort.enabled', 'on', true);
     EXECUTE 'CREATE TEMP TABLE srm_s AS ' || body;
-    EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || body
-        INTO plan;
+    SELECT CASE WHEN bool_or(node = 'SRMSort') THEN string_agg(DISTINCT m, ', ')
+                ELSE 'not srmsort' END
+      INTO method
+      FROM srm_sort_nodes(body) AS n(node, m);
     PERFORM set_config('srmsort.enabled', 'off', true);
 
     EXECUTE format('SELECT count(*) FROM srm_n n FULL JOIN srm_s s USING (i)
@@ -48,12 +49,6 @@ BEGIN
             (SELECT r FROM srm_s EXCEPT ALL SELECT r FROM srm_n)) d;
     same := diffs = 0;
     SELECT count(*) INTO nrows FROM srm_s;
-    IF plan::text NOT LIKE '%SRMSort%' THEN
-        method := 'not srmsort';
-    ELSE
-        SELECT string_agg(DISTINCT m[1], ', ') INTO method
-          FROM regexp_matches(plan::text, '"Sort Method": "([^"]*)"', 'g') AS m;
-    END IF;
     DROP TABLE srm_n, srm_s;
     PERFORM set_config('srmsort.enabled', 'on', true);
 END

@@ -142,7 +142,13 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY t;
-SELECT * FROM srm_diff('SELECT * FROM pl ORDER BY t', 't');
+-- (which participant sorts how much varies: compare rows only)
+SELECT same, nrows FROM srm_diff('SELECT * FROM pl ORDER BY t', 't');
+-- EXPLAIN ANALYZE shows one "Worker N" entry per launched worker
+SELECT (j -> 0 -> 'Plan' ->> 'Workers Launched')::int > 0 AS workers_ran,
+       coalesce((j -> 0 -> 'Plan' ->> 'Workers Launched')::int, 0)
+       = coalesce(json_array_length(j -> 0 -> 'Plan' -> 'Plans' -> 0 -> 'SRMSort Workers'), 0) AS worker_facts
+  FROM (SELECT srm_explain_json('SELECT * FROM pl ORDER BY t') AS j) e;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -35,7 +35,10 @@
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
 
+#include "access/parallel.h"
+
 #include "node.h"
+#include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
 
@@ -146,6 +149,8 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 
 	state->randomAccess = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
 									 EXEC_FLAG_MARK)) != 0;
+	if (!IsParallelWorker() && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		SrmWorkerStatsClear(cscan->scan.plan.plan_node_id);
 	outerPlanState(node) = ExecInitNode(outerPlan(cscan), estate,
 										eflags & ~(EXEC_FLAG_REWIND |
 												   EXEC_FLAG_BACKWARD |
@@ -176,6 +181,8 @@ end_sort(SrmSortState *state)
 		state->have_stats = true;
 		SrmSorterEnd(state->sorter);
 		state->sorter = NULL;
+		if (IsParallelWorker())
+			SrmWorkerStatsPublish(state->css.ss.ps.plan->plan_node_id, &state->stats);
 	}
 	if (state->tuplesort != NULL)
 	{
@@ -477,6 +484,48 @@ show_delegated_facts(TuplesortInstrumentation *ts, ExplainState *es)
 }
 
 /*
+ * show_worker_facts
+ *		"Worker N:" facts of the parallel workers' sorts, as Sort shows them.
+ */
+static void
+show_worker_facts(SrmSortState *state, ExplainState *es)
+{
+	SrmSortStats ws[64];
+	int			wn[64];
+	int			n = SrmWorkerStatsCollect(state->css.ss.ps.plan->plan_node_id,
+										  ws, wn, lengthof(ws));
+	int			i;
+
+	if (n == 0)
+		return;
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainOpenGroup("SRMSort Workers", "SRMSort Workers", false, es);
+	for (i = 0; i < n; i++)
+	{
+		SrmSortStats *st = &ws[i];
+		bool		external = st->method != SRM_METHOD_QUICKSORT;
+
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			ExplainPropertyText(psprintf("Worker %d", wn[i]),
+								psprintf("Sort Method: %s  %s: " INT64_FORMAT "kB  Runs: "
+										 INT64_FORMAT "  Passes: %d  Nu: %.3f",
+										 SrmSortMethodName(st->method),
+										 external ? "Disk" : "Memory",
+										 (external ? st->temp_peak : st->mem_peak) / 1024,
+										 st->runs, st->passes, st->nu), es);
+			continue;
+		}
+		ExplainOpenGroup("Worker", NULL, true, es);
+		ExplainPropertyInteger("Worker Number", NULL, wn[i], es);
+		show_srm_facts(st, es);
+		ExplainCloseGroup("Worker", NULL, true, es);
+	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainCloseGroup("SRMSort Workers", "SRMSort Workers", false, es);
+}
+
+/*
  * srm_explain
  *		Sort Key always; the facts of the sort under ANALYZE.
  */
@@ -500,4 +549,5 @@ srm_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			SrmSorterGetStats(state->sorter, &state->stats);
 		show_srm_facts(&state->stats, es);
 	}
+	show_worker_facts(state, es);
 }

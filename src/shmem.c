@@ -38,11 +38,13 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "access/parallel.h"
 #include "port/atomics.h"
 #include "storage/backendid.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -76,6 +78,12 @@ typedef struct SrmSharedJob
 	int64		runs;
 	int64		bytes_written;
 	TimestampTz started;
+	/* facts of the last sort of a parallel worker, for its leader */
+	bool		wstats_valid;
+	int			wstats_leader;
+	int			wstats_node;
+	int			wstats_worker;
+	SrmSortStats wstats;
 } SrmSharedJob;
 
 typedef struct SrmShared
@@ -434,6 +442,88 @@ SrmJobEnd(void)
 	job->pid = 0;
 	job->phase = SRM_PHASE_NONE;
 	job_ndisks = 0;
+}
+
+/* ---------- per-worker facts for EXPLAIN ---------- */
+
+/*
+ * SrmWorkerStatsPublish
+ *		In a parallel worker: leave the facts of the sort of plan node
+ *		plan_node_id for the leader.
+ */
+void
+SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st)
+{
+	SrmSharedJob *job = my_job();
+
+	if (job == NULL || !IsParallelWorker() || MyProc->lockGroupLeader == NULL)
+		return;
+	job->wstats_valid = false;
+	pg_write_barrier();
+	job->wstats_leader = MyProc->lockGroupLeader->pid;
+	job->wstats_node = plan_node_id;
+	job->wstats_worker = ParallelWorkerNumber;
+	job->wstats = *st;
+	pg_write_barrier();
+	job->wstats_valid = true;
+}
+
+/*
+ * SrmWorkerStatsClear
+ *		In the leader: forget facts its workers left for plan_node_id in an
+ *		earlier execution.
+ */
+void
+SrmWorkerStatsClear(int plan_node_id)
+{
+	int			i;
+
+	if (srm_shared == NULL)
+		return;
+	for (i = 0; i < MaxBackends; i++)
+	{
+		SrmSharedJob *job = &srm_shared->jobs[i];
+
+		if (job->wstats_valid && job->wstats_leader == MyProcPid &&
+			job->wstats_node == plan_node_id)
+			job->wstats_valid = false;
+	}
+}
+
+/*
+ * SrmWorkerStatsCollect
+ *		In the leader: the facts its workers left for plan_node_id (at most
+ *		max), ordered by worker number; they are consumed.
+ */
+int
+SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out, int *workers, int max)
+{
+	int			n = 0;
+	int			i;
+
+	if (srm_shared == NULL)
+		return 0;
+	for (i = 0; i < MaxBackends && n < max; i++)
+	{
+		SrmSharedJob *job = &srm_shared->jobs[i];
+		int			k;
+
+		if (!job->wstats_valid || job->wstats_leader != MyProcPid ||
+			job->wstats_node != plan_node_id)
+			continue;
+		pg_read_barrier();
+		/* insertion by worker number */
+		for (k = n; k > 0 && workers[k - 1] > job->wstats_worker; k--)
+		{
+			workers[k] = workers[k - 1];
+			out[k] = out[k - 1];
+		}
+		workers[k] = job->wstats_worker;
+		out[k] = job->wstats;
+		job->wstats_valid = false;
+		n++;
+	}
+	return n;
 }
 
 /* ---------- SQL-callable functions behind the views ---------- */

@@ -11,6 +11,8 @@
 #ifndef SRM_SHMEM_H
 #define SRM_SHMEM_H
 
+#include "sorter.h"
+
 typedef enum SrmJobPhase
 {
 	SRM_PHASE_NONE = 0,
@@ -42,5 +44,15 @@ extern void SrmJobEnd(void);	/* idempotent; never ERRORs */
 
 /* I/O of this backend's job on its disk i (index into the job's disks). */
 extern void SrmJobCountIO(int disk, bool write, int64 bytes, double ms);
+
+/*
+ * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the
+ * facts of its sort for plan node id; the leader clears its old ones when
+ * the node starts and collects them (once) when it explains.
+ */
+extern void SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st);
+extern void SrmWorkerStatsClear(int plan_node_id);
+extern int	SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out,
+								  int *workers, int max);
 
 #endif							/* SRM_SHMEM_H */
