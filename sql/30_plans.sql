@@ -24,6 +24,15 @@ ANALYZE pl, pl2, small;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY g DESC NULLS LAST, t COLLATE "C", x + 1;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 10;      -- top-N: native
+-- a constant bound too large for memory: srmsort sorts all, stops early
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 20000 OFFSET 5000;
+SELECT * FROM srm_diff('SELECT * FROM pl ORDER BY t LIMIT 20000 OFFSET 5000', 't');
+-- a bound that is a parameter stays with PostgreSQL's top-N sort
+PREPARE lim(int) AS SELECT * FROM pl ORDER BY k LIMIT $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE lim(20000);
+RESET plan_cache_mode;
+DEALLOCATE lim;
 EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;            -- fits: native
 SET srmsort.enabled = off;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;               -- disabled
