@@ -114,6 +114,21 @@ INSERT INTO parted SELECT k, t FROM pl;
 ANALYZE parted;
 EXPLAIN (COSTS OFF) SELECT * FROM parted ORDER BY k;
 SELECT * FROM srm_diff('SELECT * FROM parted ORDER BY k', 'k');
+-- one partition indexed: an ordered Append (range) and a Merge Append
+-- (hash) with srmsort sorting the other partition
+CREATE INDEX ON parted_1 (k);
+CREATE TABLE parth (k int, v text) PARTITION BY HASH (k);
+CREATE TABLE parth_0 PARTITION OF parth FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE parth_1 PARTITION OF parth FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO parth SELECT k, t FROM pl;
+CREATE INDEX ON parth_0 (k);
+ANALYZE parted, parth;
+SET random_page_cost = 1.1;
+EXPLAIN (COSTS OFF) SELECT * FROM parted ORDER BY k;
+SELECT * FROM srm_diff('SELECT * FROM parted ORDER BY k', 'k');
+EXPLAIN (COSTS OFF) SELECT * FROM parth ORDER BY k;
+SELECT * FROM srm_diff('SELECT * FROM parth ORDER BY k', 'k');
+RESET random_page_cost;
 
 -- prepared statements: a plan made with srmsort on, executed with it off
 
