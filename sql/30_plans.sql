@@ -178,4 +178,10 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- force_parallel_mode: the whole plan, SRMSort included, runs in a worker
+SET force_parallel_mode = on;
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY x, k;
+SELECT same, nrows FROM srm_diff('SELECT * FROM pl ORDER BY x, k', 'x', 'k');
+RESET force_parallel_mode;
+
 SELECT srm_temp_files();
