@@ -242,7 +242,7 @@ lookahead(SrmMerge *m)
 	p = new_placeholder(m);
 	p->run = r;
 	p->blockno = blockno;
-	p->disk = m->inputs[r].run->blocks[blockno].disk;
+	p->disk = SrmRunBlockDisk(m->ts, m->inputs[r].run, blockno);
 	p->seq = m->next_seq++;
 	dlist_push_tail(&m->lq, &p->lq_node);
 	dlist_push_tail(&m->inputs[r].placeholders, &p->run_node);
@@ -805,8 +805,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 				continue;
 			in->leading = get_buf(m);
 			SrmTapePrepRead(ts, in->run, 0, in->leading->data, &in->leading->io);
-			per_disk[in->run->blocks[0].disk]++;
-			maxper = Max(maxper, per_disk[in->run->blocks[0].disk]);
+			per_disk[SrmRunBlockDisk(ts, in->run, 0)]++;
+			maxper = Max(maxper, per_disk[SrmRunBlockDisk(ts, in->run, 0)]);
 		}
 		SrmIoSubmit(ts->io);
 		counters->parallel_reads += maxper;

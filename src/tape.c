@@ -177,7 +177,7 @@ void
 SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno)
 {
 	SrmBlockRef *ref = &run->blocks[blockno];
-	int			d = ref->disk;
+	int			d = SrmRunBlockDisk(ts, run, blockno);
 
 	if (ref->slot < 0)
 		return;
@@ -213,14 +213,15 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 				SrmIo *io)
 {
 	SrmBlockRef *ref = &run->blocks[blockno];
-	SrmDisk    *disk = &ts->disks->disks[ref->disk];
+	int			d = SrmRunBlockDisk(ts, run, blockno);
+	SrmDisk    *disk = &ts->disks->disks[d];
 
 	Assert(ref->slot >= 0);
 	SrmIoPrepRead(ts->io, io, disk->fd, disk->path, buf, ts->block_size,
 				  (off_t) ref->slot * ts->block_size);
 	disk->reads++;
 	disk->bytes_read += ts->block_size;
-	SrmJobCountIO(ref->disk, false, ts->block_size, 0);
+	SrmJobCountIO(d, false, ts->block_size, 0);
 	ts->blocks_read++;
 	pgBufferUsage.temp_blks_read += ts->block_size / BLCKSZ;
 }
@@ -306,7 +307,7 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 	e = &run->forecast[run->nforecast++];
 	e->isnull = isnull;
 	e->nrank = nrank;
-	e->next_head = next_head;
+	e->next_head = (int32) next_head;
 	if (isnull || ts->key_byval || ts->normalized)
 		e->key = key;
 	else
@@ -363,9 +364,7 @@ open_block(SrmRunWriter *w, uint32 flags)
 		run->blocks = repalloc(run->blocks, run->maxblocks * sizeof(SrmBlockRef));
 		run->forecast_bytes += GetMemoryChunkSpace(run->blocks);
 	}
-	run->blocks[run->nblocks].disk = SrmRunBlockDisk(ts, run, run->nblocks);
 	run->blocks[run->nblocks].slot = -1;
-	run->blocks[run->nblocks].flags = flags;
 	run->blocks[run->nblocks].nrecords = 0;
 
 	hdr = (SrmBlockHeader *) w->bufs[w->cur];
@@ -394,11 +393,13 @@ write_block(SrmRunWriter *w)
 	int64		blockno = hdr->blockno;
 	SrmBlockRef *ref = &run->blocks[blockno];
 	SrmDisk    *disk;
+	int			d;
 
 	hdr->used = (uint32) (w->pos - w->bufs[w->cur]);
 	ref->nrecords = hdr->nrecords;
-	ref->slot = alloc_slot(ts, ref->disk);
-	disk = &ts->disks->disks[ref->disk];
+	d = SrmRunBlockDisk(ts, run, blockno);
+	ref->slot = alloc_slot(ts, d);
+	disk = &ts->disks->disks[d];
 	SrmIoPrepWrite(ts->io, &w->ios[w->cur], disk->fd, disk->path,
 				   w->bufs[w->cur], ts->block_size,
 				   (off_t) ref->slot * ts->block_size);
@@ -406,7 +407,7 @@ write_block(SrmRunWriter *w)
 
 	disk->writes++;
 	disk->bytes_written += ts->block_size;
-	SrmJobCountIO(ref->disk, true, ts->block_size, 0);
+	SrmJobCountIO(d, true, ts->block_size, 0);
 	ts->blocks_written++;
 	run->nbytes += ts->block_size;
 	pgBufferUsage.temp_blks_written += ts->block_size / BLCKSZ;

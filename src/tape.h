@@ -50,12 +50,13 @@ typedef struct SrmRecordHeader
 #define SRM_RECORD_HDRSZ	MAXALIGN(sizeof(SrmRecordHeader))
 #define SRM_RECORD_SIZE(len) (SRM_RECORD_HDRSZ + MAXALIGN(len))
 
-/* Where one block of a run lives. */
+/*
+ * Where one block of a run lives: its slot on disk (start + i) mod D.
+ * Kept small: a run's bookkeeping counts against the sort's memory.
+ */
 typedef struct SrmBlockRef
 {
 	int32		slot;			/* block slot in its disk's workfile */
-	int16		disk;
-	uint16		flags;			/* SRM_BLOCK_* of the block */
 	uint32		nrecords;		/* records that begin in the block */
 } SrmBlockRef;
 
@@ -67,9 +68,9 @@ typedef struct SrmBlockRef
 typedef struct SrmForecastEntry
 {
 	Datum		key;			/* first key, or its normalized form */
+	int32		next_head;		/* block index forecast by this key, or -1 */
 	bool		isnull;
 	uint8		nrank;			/* normalized keys: NULL rank */
-	int64		next_head;		/* block index forecast by this key, or -1 */
 } SrmForecastEntry;
 
 typedef struct SrmRun
