@@ -605,7 +605,7 @@ merge_all(SrmSorter *s)
 							D),
 					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB.",
 							   s->budget / 1024, s->block_size / 1024,
-							   (Size) (s->dsm ? 8 * D : 4 + 3 * D) * (s->block_size / 1024)),
+							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024)),
 					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
 		s->warned_memory = true;
 		rf = Max(rf, min_order);
