@@ -144,6 +144,14 @@ complete(SrmIo *io, int result)
 {
 	SrmIoSet   *set = io->set;
 
+	if (set->on_complete != NULL)
+	{
+		instr_time	now;
+
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, io->submitted);
+		set->on_complete(io, INSTR_TIME_GET_MILLISEC(now), set->on_complete_arg);
+	}
 	io->result = result;
 	if (io->state == SRM_IO_INFLIGHT)
 		set->inflight--;
@@ -227,6 +235,7 @@ SrmIoSubmit(SrmIoSet *set)
 		SrmIo	   *next = io->next;
 
 		io->next = NULL;
+		INSTR_TIME_SET_CURRENT(io->submitted);
 		if (set->method == SRM_IO_METHOD_SYNC)
 		{
 			instr_time	start,

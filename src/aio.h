@@ -26,6 +26,8 @@
 
 #include <sys/types.h>
 
+#include "portability/instr_time.h"
+
 typedef enum SrmIoMethod
 {
 	SRM_IO_METHOD_IO_URING = 0,
@@ -52,7 +54,8 @@ typedef struct SrmIo
 	SrmIoState	state;
 	int			result;			/* bytes transferred, or -errno */
 	const char *path;			/* for error messages */
-	void	   *arg;			/* caller's */
+	int			tag;			/* caller's (the tape layer: disk index) */
+	instr_time	submitted;		/* when it reached the kernel */
 	struct SrmIoSet *set;
 	struct SrmIo *next;			/* prepared queue link */
 } SrmIo;
@@ -71,6 +74,9 @@ typedef struct SrmIoSet
 	int64		bytes_read;
 	int64		bytes_written;
 	double		wait_ms;		/* time blocked in SrmIoWait/SrmIoDrain */
+	/* called when a request completes, with its service time (never ERRORs) */
+	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
+	void	   *on_complete_arg;
 } SrmIoSet;
 
 /* settings (defined in srmsort.c) */

@@ -406,7 +406,9 @@ SrmJobCountIO(int disk, bool write, int64 bytes, double ms)
 		job_slots[disk] < 0)
 		return;
 	d = &srm_shared->disks[job_slots[disk]];
-	if (write)
+	if (bytes == 0)
+		;						/* service time only */
+	else if (write)
 	{
 		pg_atomic_fetch_add_u64(&d->bytes_written, bytes);
 		pg_atomic_fetch_add_u64(&d->writes, 1);
@@ -419,6 +421,16 @@ SrmJobCountIO(int disk, bool write, int64 bytes, double ms)
 	}
 	if (ms > 0)
 		pg_atomic_fetch_add_u64(&d->busy_us, (uint64) (ms * 1000));
+}
+
+/*
+ * SrmJobCountBusy
+ *		Add the service time of one request to the job's disk i.
+ */
+void
+SrmJobCountBusy(int disk, double ms)
+{
+	SrmJobCountIO(disk, false, 0, ms);
 }
 
 /*

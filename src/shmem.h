@@ -44,6 +44,7 @@ extern void SrmJobEnd(void);	/* idempotent; never ERRORs */
 
 /* I/O of this backend's job on its disk i (index into the job's disks). */
 extern void SrmJobCountIO(int disk, bool write, int64 bytes, double ms);
+extern void SrmJobCountBusy(int disk, double ms);	/* never ERRORs */
 
 /*
  * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the

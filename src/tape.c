@@ -40,6 +40,16 @@
 #include "tape.h"
 
 /*
+ * io_done
+ *		A workfile request completed: its service time makes its disk busy.
+ */
+static void
+io_done(SrmIo *io, double ms, void *arg)
+{
+	SrmJobCountBusy(io->tag, ms);
+}
+
+/*
  * SrmTapeSetCreate
  *		Open the workfile disks and an I/O set for a sort with blocks of
  *		block_size bytes, in CurrentMemoryContext.
@@ -66,6 +76,7 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	ts->disks = SrmDiskSetOpen();
 	ts->ndisks = ts->disks->ndisks;
 	ts->io = SrmIoSetCreate();
+	ts->io->on_complete = io_done;
 
 	ts->nslots = palloc0(ts->ndisks * sizeof(int32));
 	ts->nfree = palloc0(ts->ndisks * sizeof(int32));
@@ -219,6 +230,7 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 	Assert(ref->slot >= 0);
 	SrmIoPrepRead(ts->io, io, disk->fd, disk->path, buf, ts->block_size,
 				  (off_t) ref->slot * ts->block_size);
+	io->tag = d;
 	disk->reads++;
 	disk->bytes_read += ts->block_size;
 	SrmJobCountIO(d, false, ts->block_size, 0);
@@ -403,6 +415,7 @@ write_block(SrmRunWriter *w)
 	SrmIoPrepWrite(ts->io, &w->ios[w->cur], disk->fd, disk->path,
 				   w->bufs[w->cur], ts->block_size,
 				   (off_t) ref->slot * ts->block_size);
+	w->ios[w->cur].tag = d;
 	SrmIoSubmit(ts->io);
 
 	disk->writes++;

@@ -52,6 +52,9 @@ is($node->safe_psql('postgres',
 ok($node->safe_psql('postgres',
 	"SELECT sum(bytes_written) > 0 AND sum(bytes_read) > 0 AND sum(writes) > 0 FROM srmsort_disks") eq 't',
 	"bytes and operations are counted per disk");
+ok($node->safe_psql('postgres',
+	"SELECT bool_and(busy_ms > 0) FROM srmsort_disks WHERE tablespace LIKE 'srm_d%'") eq 't',
+	"every disk accumulated busy time");
 
 # a third job while two run takes the less loaded partition, and errors
 # and cancels leave the counters at zero
