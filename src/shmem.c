@@ -20,9 +20,11 @@
  * are split into P groups as evenly as possible (group p holds disks
  * [p*D/P, (p+1)*D/P)); a new job takes the group whose disks carry the
  * fewest active jobs.  srmsort.partitions = auto (0) chooses P from the
- * number of other active jobs n: one partition below 2, then one more for
- * every 2 jobs, at most D -- full sharing at light load, more isolation as
- * load grows (the paper's simplified adaptive scheme).
+ * number of other active jobs n: one partition while n < 8, then one more
+ * for every 4 further jobs, at most D -- full sharing at light load, more
+ * isolation as load grows (the paper's simplified adaptive scheme).  The
+ * thresholds come from bench/concurrency.sh: on this project's machine full
+ * sharing won at 2 and at 8 concurrent sorts, on plain and emulated disks.
  *
  * Without preloading there is no shared memory: P = 1, no accounting, and a
  * NOTICE (once per backend) says so; the views' functions raise an error.
@@ -261,12 +263,12 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 
 	if (P == 0)
 	{
-		/* auto: one partition at light load, one more per two other jobs */
+		/* auto: one partition at light load, then one more per 4 jobs */
 		int			others = (int) pg_atomic_read_u32(&srm_shared->active_jobs);
 
 		if (job_active)
 			others--;
-		P = (others < 2) ? 1 : Min(ndisks, 1 + others / 2);
+		P = (others < 8) ? 1 : Min(ndisks, 2 + (others - 8) / 4);
 	}
 
 	for (p = 0; p < P; p++)
