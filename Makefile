@@ -7,6 +7,8 @@
 MODULE_big = srmsort
 OBJS = \
 	src/aio.o \
+	src/btload.o \
+	src/build.o \
 	src/disks.o \
 	src/forecast.o \
 	src/keys.o \
@@ -18,7 +20,8 @@ OBJS = \
 	src/shmem.o \
 	src/sorter.o \
 	src/srmsort.o \
-	src/tape.o
+	src/tape.o \
+	src/utility.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
 OBJS += $(EXTRA_OBJS)

@@ -23,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "aio.h"
+#include "build.h"
 #include "disks.h"
 #include "node.h"
 #include "shmem.h"
@@ -41,6 +42,7 @@ int			srmsort_merge_strategy = SRM_MERGE_SRM;
 int			srmsort_max_merge_order = 1024;
 int			srmsort_random_seed = -1;
 bool		srmsort_trace = false;
+bool		srmsort_create_index = true;
 
 static const struct config_enum_entry io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -78,6 +80,7 @@ _PG_init(void)
 	SrmShmemInit();
 	SrmNodeInit();
 	SrmPlanInit();
+	SrmUtilityInit();
 }
 
 /*
@@ -92,6 +95,15 @@ define_settings(void)
 							 "When off, every sort runs through PostgreSQL's own sort, "
 							 "also in plans cached while it was on.",
 							 &srmsort_enabled, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.create_index",
+							 "Builds large btree indexes through srmsort.",
+							 "Applies to CREATE INDEX (not CONCURRENTLY) and REINDEX INDEX/TABLE "
+							 "(not CONCURRENTLY) of btree indexes on plain tables whose sort "
+							 "would exceed srmsort.min_input_size (by default "
+							 "maintenance_work_mem).",
+							 &srmsort_create_index, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("srmsort.tablespaces",

@@ -27,5 +27,6 @@ extern PGDLLIMPORT int srmsort_merge_strategy;
 extern PGDLLIMPORT int srmsort_max_merge_order;
 extern PGDLLIMPORT int srmsort_random_seed;
 extern PGDLLIMPORT bool srmsort_trace;
+extern PGDLLIMPORT bool srmsort_create_index;
 
 #endif							/* SRMSORT_H */

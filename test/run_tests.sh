@@ -40,7 +40,7 @@ failures=""
 tests=""
 for f in "$SRM_REPO"/sql/*.sql; do
     t=$(basename "$f" .sql)
-    if [ -z "$ONLY" ] || [[ "$t" == *$ONLY* ]]; then
+    if [ -z "$ONLY" ] || [[ "$t" == *$ONLY* ]] || [ "$t" = 00_install ] || [ "$t" = 05_helpers ]; then
         tests="$tests $t"
     fi
 done

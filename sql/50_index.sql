@@ -1,0 +1,291 @@
+-- CREATE INDEX and REINDEX through srmsort, differential: every index is
+-- built once by PostgreSQL (srmsort.create_index = off) and once by srmsort
+-- (external sort at maintenance_work_mem = 1MB on four disks), then
+--   via_srmsort: srmsort's workfile disks were written during the build,
+--   amcheck:     bt_index_parent_check(heapallindexed, rootdescend) passes
+--                (an error would show here),
+--   identical:   every page holds the same items as PostgreSQL's index
+--                (keys, heap TIDs, posting lists, high keys, pivots) and
+--                the sizes match,
+--   answers:     the given index scans return the same rows in the same
+--                order with only the srmsort-built index present.
+CREATE EXTENSION IF NOT EXISTS srmsort;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+SET client_min_messages = warning;
+SET maintenance_work_mem = '1MB';
+SET srmsort.min_input_size = 0;
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET srmsort.random_seed = 1;
+SET max_parallel_maintenance_workers = 0;
+SET extra_float_digits = 3;
+
+-- items of every page but the metapage that one index has and the other
+-- has not, plus the difference in size
+CREATE FUNCTION srm_index_pages_diff(a regclass, b regclass) RETURNS bigint
+LANGUAGE sql AS $fn$
+  WITH pa AS (SELECT blkno, s.* FROM generate_series(1, pg_relation_size(a) / 8192 - 1) blkno,
+                                     bt_page_items(a::text, blkno::int) s),
+       pb AS (SELECT blkno, s.* FROM generate_series(1, pg_relation_size(b) / 8192 - 1) blkno,
+                                     bt_page_items(b::text, blkno::int) s),
+       d AS ((SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pa
+              EXCEPT ALL
+              SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pb)
+             UNION ALL
+             (SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pb
+              EXCEPT ALL
+              SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pa))
+  SELECT (SELECT count(*) FROM d) + abs(pg_relation_size(a) - pg_relation_size(b)) / 8192
+       + (SELECT count(*) FROM bt_metap(a::text) m1, bt_metap(b::text) m2
+           WHERE (m1.level, m1.allequalimage) IS DISTINCT FROM (m2.level, m2.allequalimage))
+$fn$;
+
+-- hashes of the rows (in order) of index scans
+CREATE FUNCTION srm_index_answers(queries text[]) RETURNS text[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    q text;
+    h text;
+    out text[] := '{}';
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    PERFORM set_config('enable_sort', 'off', true);
+    FOREACH q IN ARRAY queries LOOP
+        EXECUTE format('SELECT count(*) || '':'' || md5(string_agg(t::text, E''\n'')) FROM (%s) t', q)
+           INTO h;
+        out := out || h;
+    END LOOP;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_bitmapscan', 'on', true);
+    PERFORM set_config('enable_sort', 'on', true);
+    RETURN out;
+END
+$fn$;
+
+-- stmt is a CREATE INDEX statement with %I where the index name goes
+CREATE FUNCTION srm_index_check(stmt text, queries text[] DEFAULT '{}',
+                                OUT via_srmsort boolean, OUT identical boolean,
+                                OUT answers boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    w0 bigint;
+    native text[];
+    srm text[];
+BEGIN
+    PERFORM set_config('srmsort.create_index', 'off', true);
+    EXECUTE format(stmt, 'srm_idx_native');
+    native := srm_index_answers(queries);
+    PERFORM set_config('srmsort.create_index', 'on', true);
+    SELECT coalesce(sum(bytes_written), 0) INTO w0 FROM srmsort_disks;
+    EXECUTE format(stmt, 'srm_idx_srm');
+    SELECT sum(bytes_written) > w0 INTO via_srmsort FROM srmsort_disks;
+    PERFORM bt_index_parent_check('srm_idx_srm', true, true);
+    identical := srm_index_pages_diff('srm_idx_native', 'srm_idx_srm') = 0;
+    DROP INDEX srm_idx_native;
+    srm := srm_index_answers(queries);
+    answers := native = srm;
+    DROP INDEX srm_idx_srm;
+END
+$fn$;
+
+SELECT setseed(0.5);
+CREATE TABLE ix AS
+SELECT i,
+       (random() * 1e9)::int8 AS a,
+       (i % 1000)::int4 AS dup,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE (random() * 1e5)::int4 END AS n,
+       (ARRAY['apple', 'Apple', 'äpple', 'banana', 'résumé', 'resume', 'Zebra', '', 'a b'])[1 + i % 9]
+           || md5((i % 5000)::text) AS t,
+       md5(i::text)::uuid AS u,
+       (random() * 1000)::numeric(10, 2) AS num,
+       repeat('x', i % 50) AS pad
+  FROM generate_series(1, 100000) i;
+VACUUM ANALYZE ix;
+
+-- plain, duplicates (posting lists), NULLs, DESC / NULLS FIRST
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (a)',
+  ARRAY['SELECT a FROM ix WHERE a BETWEEN 1e8 AND 2e8 ORDER BY a',
+        'SELECT i, a FROM ix WHERE a = (SELECT a FROM ix WHERE i = 777)',
+        'SELECT a FROM ix ORDER BY a DESC LIMIT 500']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup)',
+  ARRAY['SELECT dup, i FROM ix WHERE dup = 42 ORDER BY dup',
+        'SELECT dup FROM ix WHERE dup < 10 ORDER BY dup']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (n DESC NULLS FIRST)',
+  ARRAY['SELECT n FROM ix ORDER BY n DESC NULLS FIRST LIMIT 5000',
+        'SELECT n, i FROM ix WHERE n IS NULL']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup) WITH (deduplicate_items = off)',
+  ARRAY['SELECT dup, i FROM ix WHERE dup = 7']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (a) WITH (fillfactor = 60)');
+-- multi-column, INCLUDE, text under several collations and opclasses
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup, a DESC)',
+  ARRAY['SELECT dup, a FROM ix WHERE dup BETWEEN 5 AND 9 ORDER BY dup, a DESC']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup) INCLUDE (pad, i)',
+  ARRAY['SELECT dup, pad, i FROM ix WHERE dup = 3']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "C")',
+  ARRAY['SELECT t FROM ix WHERE t > ''b'' COLLATE "C" ORDER BY t COLLATE "C" LIMIT 1000']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "en-x-icu")',
+  ARRAY['SELECT t FROM ix ORDER BY t COLLATE "en-x-icu" LIMIT 2000']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "sv-x-icu" DESC)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "C.utf8")');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t text_pattern_ops)',
+  ARRAY['SELECT t FROM ix WHERE t LIKE ''résumé1%'' ORDER BY t']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (u)',
+  ARRAY['SELECT u FROM ix WHERE u < ''10000000-0000-0000-0000-000000000000'' ORDER BY u']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (num)',
+  ARRAY['SELECT num FROM ix WHERE num BETWEEN 100 AND 101 ORDER BY num']);
+-- expressions and partial indexes
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (lower(t), (a %% 1000))',
+  ARRAY['SELECT lower(t), a % 1000 FROM ix WHERE lower(t) LIKE ''apple%'' ORDER BY lower(t), a % 1000 LIMIT 300']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (a) WHERE dup < 500',
+  ARRAY['SELECT a FROM ix WHERE dup < 500 AND a < 1e8 ORDER BY a']);
+-- unique indexes, NULLS NOT DISTINCT
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON ix (i)',
+  ARRAY['SELECT i FROM ix WHERE i BETWEEN 500 AND 700 ORDER BY i']);
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON ix (dup, i DESC) INCLUDE (a)');
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON ix (u)');
+
+-- every type of the ORDER BY tests
+CREATE TYPE srm_ipair AS (a int, b text);
+CREATE TABLE ityp AS
+SELECT i,
+       nullif((random() * 65535 - 32768)::int2, 0) AS c_int2,
+       (CASE i % 50 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity'
+                    WHEN 3 THEN '-Infinity' WHEN 4 THEN '0'
+                    ELSE ((random() - 0.5) * 1e6)::text END)::float4 AS c_float4,
+       (CASE i % 50 WHEN 5 THEN 'NaN' WHEN 6 THEN '-0' WHEN 7 THEN 'Infinity'
+                    WHEN 8 THEN '-Infinity' WHEN 9 THEN '0' WHEN 10 THEN NULL
+                    ELSE ((random() - 0.5) * 1e12)::text END)::float8 AS c_float8,
+       CASE i % 7 WHEN 0 THEN 1.0 WHEN 1 THEN 1.00 ELSE round((random() * 1e6)::numeric, (i % 5)) END AS c_numeric,
+       substr(md5((i * 7)::text), 1, 1 + i % 20)::varchar(20) AS c_varchar,
+       decode(md5((i % 997)::text), 'hex') AS c_bytea,
+       DATE '2000-01-01' + (random() * 20000)::int AS c_date,
+       TIMESTAMP '2000-01-01' + random() * INTERVAL '9000 days' AS c_timestamp,
+       TIMESTAMPTZ '2000-01-01 00:00+02' + random() * INTERVAL '9000 days' AS c_timestamptz,
+       random() * INTERVAL '3000 days' - INTERVAL '1500 days' + (i % 3) * INTERVAL '1 month' AS c_interval,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE random() < 0.5 END AS c_bool,
+       ARRAY[(random() * 5)::int, (random() * 5)::int, i % 3] AS c_array,
+       ROW((random() * 20)::int, md5((i % 13)::text))::srm_ipair AS c_comp,
+       jsonb_build_object('a', (random() * 50)::int, 'b', md5((i % 17)::text)) AS c_jsonb,
+       ('x' || (i % 3000))::name AS c_name
+  FROM generate_series(1, 60000) i;
+VACUUM ANALYZE ityp;
+SELECT c, (srm_index_check(format('CREATE INDEX %%I ON ityp (%I)', c),
+                           ARRAY[format('SELECT %I FROM ityp ORDER BY %I', c, c)])).*
+  FROM unnest(ARRAY['c_int2', 'c_float4', 'c_float8', 'c_numeric', 'c_varchar',
+                    'c_bytea', 'c_date', 'c_timestamp', 'c_timestamptz',
+                    'c_interval', 'c_bool', 'c_array', 'c_comp', 'c_jsonb',
+                    'c_name']) c;
+
+-- several merge passes: merge order 3
+SET srmsort.max_merge_order = 3;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "C", a)');
+RESET srmsort.max_merge_order;
+
+-- uniqueness: PostgreSQL's error, word for word, from both builds
+CREATE TABLE uq AS SELECT i, i % 70000 AS k, NULL::int AS z FROM generate_series(1, 70001) i;
+SET srmsort.create_index = off;
+CREATE UNIQUE INDEX uq_k ON uq (k);
+SET srmsort.create_index = on;
+CREATE UNIQUE INDEX uq_k ON uq (k);
+-- NULLs are distinct by default, not with NULLS NOT DISTINCT
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON uq (z, i)');
+SET srmsort.create_index = off;
+CREATE UNIQUE INDEX uq_z ON uq (z) NULLS NOT DISTINCT;
+SET srmsort.create_index = on;
+CREATE UNIQUE INDEX uq_z ON uq (z) NULLS NOT DISTINCT;
+DELETE FROM uq WHERE i = 70001;
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON uq (k) NULLS NOT DISTINCT');
+-- numeric 1.0 and 1.00 are equal keys though their bytes differ
+CREATE TABLE uqn AS SELECT i::numeric AS v FROM generate_series(1, 70000) i;
+INSERT INTO uqn VALUES (5.00);
+CREATE UNIQUE INDEX uqn_v ON uqn (v);
+
+-- dead duplicates (deleted and re-inserted in this transaction) go into the
+-- index but not into the uniqueness check; live ones still fail
+BEGIN;
+DELETE FROM uq WHERE k % 10 = 0;
+INSERT INTO uq SELECT i, i % 70000, NULL FROM generate_series(1, 69999) i WHERE i % 10 = 0;
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON uq (k)',
+  ARRAY['SELECT k FROM uq WHERE k BETWEEN 100 AND 300 ORDER BY k']);
+SAVEPOINT s;
+INSERT INTO uq VALUES (0, 20, NULL);
+CREATE UNIQUE INDEX uq_k2 ON uq (k);
+ROLLBACK TO s;
+COMMIT;
+
+-- an index row too large: PostgreSQL's error
+CREATE TABLE big AS SELECT i, md5(i::text) AS t FROM generate_series(1, 70000) i;
+UPDATE big SET t = (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 200)) WHERE i = 60000;
+ALTER TABLE big ALTER t SET STORAGE plain;
+SET srmsort.create_index = off;
+CREATE INDEX big_t ON big (t);
+SET srmsort.create_index = on;
+CREATE INDEX big_t ON big (t);
+
+-- REINDEX INDEX and REINDEX TABLE rebuild through srmsort
+CREATE INDEX ix_a ON ix (a);
+CREATE UNIQUE INDEX ix_i ON ix (i);
+CREATE INDEX ix_hash ON ix USING hash (dup);
+SELECT coalesce(sum(bytes_written), 0) AS w0 FROM srmsort_disks \gset
+REINDEX INDEX ix_a;
+SELECT sum(bytes_written) > :w0 AS via_srmsort FROM srmsort_disks;
+SELECT bt_index_parent_check('ix_a', true, true);
+SELECT coalesce(sum(bytes_written), 0) AS w0 FROM srmsort_disks \gset
+REINDEX TABLE ix;
+SELECT sum(bytes_written) > :w0 AS via_srmsort FROM srmsort_disks;
+SELECT bt_index_parent_check('ix_a', true, true), bt_index_parent_check('ix_i', true, true);
+SELECT count(*) FROM ix WHERE dup = 5;
+-- REINDEX (CONCURRENTLY) and CREATE INDEX CONCURRENTLY stay PostgreSQL's
+REINDEX INDEX CONCURRENTLY ix_a;
+SELECT bt_index_parent_check('ix_a', true, true);
+CREATE INDEX CONCURRENTLY ix_dup ON ix (dup);
+SELECT bt_index_parent_check('ix_dup', true, true);
+DROP INDEX ix_a, ix_i, ix_hash, ix_dup;
+
+-- unlogged and temporary tables, materialized views
+CREATE UNLOGGED TABLE ul AS SELECT * FROM ix;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ul (a)');
+CREATE INDEX ul_a ON ul (a);
+SELECT (pg_stat_file(pg_relation_filepath('ul_a') || '_init')).size > 0 AS has_init_fork;
+CREATE TEMP TABLE tt AS SELECT * FROM ix;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON tt (t COLLATE "C")');
+CREATE MATERIALIZED VIEW mv AS SELECT a, dup FROM ix;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON mv (dup, a)');
+
+-- IF NOT EXISTS, an empty table, small tables left to PostgreSQL
+CREATE INDEX IF NOT EXISTS ul_a ON ul (a);
+CREATE TABLE empty (a int);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON empty (a)');
+RESET srmsort.min_input_size;
+SET maintenance_work_mem = '64MB';
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ityp (c_int2)');
+SET maintenance_work_mem = '1MB';
+
+-- partitioned tables are PostgreSQL's; their partitions may be ours
+SET srmsort.min_input_size = 0;
+CREATE TABLE pt (a int8, b int) PARTITION BY RANGE (b);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (0) TO (500);
+CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (500) TO (1000);
+INSERT INTO pt SELECT a, dup FROM ix;
+CREATE INDEX pt_a ON pt (a);
+SELECT bt_index_parent_check('pt1_a_idx', true, true), bt_index_parent_check('pt2_a_idx', true, true);
+CREATE INDEX pt_b ON ONLY pt (b);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON pt1 (b)');
+
+-- event triggers see the command as usual
+CREATE FUNCTION srm_evt() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE WARNING 'event % for %', tg_event, tg_tag;
+END $$;
+CREATE EVENT TRIGGER srm_evt_start ON ddl_command_start EXECUTE FUNCTION srm_evt();
+CREATE EVENT TRIGGER srm_evt_end ON ddl_command_end EXECUTE FUNCTION srm_evt();
+CREATE INDEX ix_evt ON ix (a);
+DROP EVENT TRIGGER srm_evt_start;
+DROP EVENT TRIGGER srm_evt_end;
+SELECT bt_index_parent_check('ix_evt', true, true);
+
+-- no workfile left behind
+SELECT srm_temp_files();
+DROP TABLE ix, ityp, uq, uqn, big, ul, tt, empty, pt CASCADE;
+DROP TYPE srm_ipair;

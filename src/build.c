@@ -1,0 +1,397 @@
+/*-------------------------------------------------------------------------
+ *
+ * build.c
+ *	  The btree index build through srmsort (our ambuild).
+ *
+ * SrmBtBuild has btbuild's signature; utility.c installs it in the index's
+ * relcache entry for the duration of a CREATE INDEX or REINDEX.  It decides
+ * first whether srmsort should build at all (srmsort.enabled,
+ * srmsort.create_index, and an input estimate of at least
+ * srmsort.min_input_size, by default maintenance_work_mem: only builds whose
+ * sort would spill) and otherwise calls PostgreSQL's btbuild unchanged.
+ *
+ * The build mirrors btbuild's serial path: the table AM's index build scan
+ * (which evaluates expressions and predicates, follows HOT chains and
+ * decides liveness) feeds two sorters, live tuples into one with
+ * maintenance_work_mem and, for unique indexes only, recently dead tuples
+ * into another with work_mem, so that they stay out of the uniqueness
+ * check.  After both are sorted the two streams are merged on (keys, heap
+ * TID) into the bulk loader (btload.c).  Uniqueness is checked on the live
+ * stream as it passes: equal neighbours (by the opclass comparators, not
+ * by bytes, so 1.0 = 1.00 and nondeterministic collations behave) raise
+ * PostgreSQL's own error unless a key is NULL and NULLs are distinct.
+ *
+ * Progress goes to pg_stat_progress_create_index with btree's subphase
+ * numbers (so the view shows the usual names), and the sort's facts go to
+ * the server log at srmsort.trace = on (DEBUG1 otherwise).
+ *
+ * IDENTIFICATION
+ *	  src/build.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/nbtree.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "commands/progress.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/sortsupport.h"
+
+#include "btload.h"
+#include "build.h"
+#include "sorter.h"
+#include "srmsort.h"
+
+/* progress is published every this many loaded tuples */
+#define SRM_PROGRESS_EVERY	1024
+
+typedef struct SrmBuildState
+{
+	SrmSorter  *live;
+	SrmSorter  *dead;			/* unique indexes only */
+	bool		havedead;
+	double		indtuples;
+} SrmBuildState;
+
+/* indexes armed for SrmBtBuild by utility.c (few: one command's worth) */
+static List *armed = NIL;
+
+static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii);
+static void build_callback(Relation index, ItemPointer tid, Datum *values,
+						   bool *isnull, bool tupleIsAlive, void *state);
+static int	compare_keys(Relation index, SortSupport keys, int nkeys,
+						 IndexTuple a, IndexTuple b, bool *hasnull);
+static void report_duplicate(Relation heap, Relation index, IndexTuple itup);
+static BlockNumber load_index(Relation heap, Relation index, IndexInfo *ii,
+							  SrmBuildState *st);
+static void log_build(Relation index, SrmBuildState *st, BlockNumber npages,
+					  instr_time start);
+
+/*
+ * SrmBuildArm
+ *		Let SrmBtBuild build indexOid.  The list lives in TopMemoryContext
+ *		until SrmBuildDisarmAll.
+ */
+void
+SrmBuildArm(Oid indexOid)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	armed = lappend_oid(armed, indexOid);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * SrmBuildDisarmAll
+ *		Forget every armed index; never ERRORs (used in PG_FINALLY).
+ */
+void
+SrmBuildDisarmAll(void)
+{
+	list_free(armed);
+	armed = NIL;
+}
+
+/*
+ * build_worth_it
+ *		Should srmsort build this index?  Estimates the sort's input from
+ *		the table AM's size estimate and the index columns' average widths.
+ */
+static bool
+build_worth_it(Relation heap, Relation index, IndexInfo *ii)
+{
+	double		threshold;
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
+	double		width = MAXALIGN(sizeof(IndexTupleData)) + 32;	/* + sort slot */
+	TupleDesc	idesc = RelationGetDescr(index);
+	TupleDesc	hdesc = RelationGetDescr(heap);
+	int			i;
+
+	if (!srmsort_enabled || !srmsort_create_index ||
+		!list_member_oid(armed, RelationGetRelid(index)))
+		return false;
+	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size :
+				 maintenance_work_mem) * 1024.0;
+	if (threshold <= 0)
+		return true;
+
+	table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
+	for (i = 0; i < ii->ii_NumIndexAttrs; i++)
+	{
+		AttrNumber	attno = ii->ii_IndexAttrNumbers[i];
+		int32		w = 0;
+
+		if (attno > 0)
+		{
+			Form_pg_attribute att = TupleDescAttr(hdesc, attno - 1);
+
+			w = get_attavgwidth(RelationGetRelid(heap), attno);
+			if (w <= 0)
+				w = get_typavgwidth(att->atttypid, att->atttypmod);
+		}
+		else
+			w = get_typavgwidth(TupleDescAttr(idesc, i)->atttypid, -1);
+		width += w;
+	}
+	return tuples * width >= threshold;
+}
+
+/*
+ * build_callback
+ *		One heap tuple's index values from the build scan.
+ */
+static void
+build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+			   bool tupleIsAlive, void *state)
+{
+	SrmBuildState *st = (SrmBuildState *) state;
+
+	if (tupleIsAlive || st->dead == NULL)
+		SrmSorterPutIndexValues(st->live, index, tid, values, isnull);
+	else
+	{
+		st->havedead = true;
+		SrmSorterPutIndexValues(st->dead, index, tid, values, isnull);
+	}
+	st->indtuples += 1;
+}
+
+/*
+ * compare_keys
+ *		Compare the key columns of two index tuples with the opclass
+ *		comparators; *hasnull tells whether equal keys included a NULL.
+ */
+static int
+compare_keys(Relation index, SortSupport keys, int nkeys, IndexTuple a,
+			 IndexTuple b, bool *hasnull)
+{
+	TupleDesc	desc = RelationGetDescr(index);
+	int			i;
+
+	*hasnull = false;
+	for (i = 0; i < nkeys; i++)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = index_getattr(a, i + 1, desc, &anull);
+		Datum		bd = index_getattr(b, i + 1, desc, &bnull);
+		int			c = ApplySortComparator(ad, anull, bd, bnull, &keys[i]);
+
+		if (c != 0)
+			return c;
+		if (anull)
+			*hasnull = true;
+	}
+	return 0;
+}
+
+/*
+ * report_duplicate
+ *		Raise PostgreSQL's unique-build error for the key of itup.
+ */
+static void
+report_duplicate(Relation heap, Relation index, IndexTuple itup)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	char	   *key_desc;
+
+	index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
+	key_desc = BuildIndexValueDescription(index, values, isnull);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("could not create unique index \"%s\"",
+					RelationGetRelationName(index)),
+			 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
+			 errdetail("Duplicate keys exist."),
+			 errtableconstraint(heap, RelationGetRelationName(index))));
+}
+
+/*
+ * load_index
+ *		Merge the sorted live and dead streams into the loader, checking
+ *		uniqueness among live tuples.  Returns the pages written.
+ */
+static BlockNumber
+load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	BTScanInsert scankey = _bt_mkscankey(index, NULL);
+	SortSupport keys = palloc0(nkeys * sizeof(SortSupportData));
+	SrmBtLoader *ld = SrmBtLoadBegin(heap, index, !ii->ii_Unique);
+	IndexTuple	a = SrmSorterGetIndexTuple(st->live);
+	IndexTuple	b = st->havedead ? SrmSorterGetIndexTuple(st->dead) : NULL;
+	IndexTuple	prev = NULL;
+	Size		prevcap = 0;
+	int64		done = 0;
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		ScanKey		sk = scankey->scankeys + i;
+
+		keys[i].ssup_cxt = CurrentMemoryContext;
+		keys[i].ssup_collation = sk->sk_collation;
+		keys[i].ssup_nulls_first = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
+		keys[i].ssup_attno = sk->sk_attno;
+		keys[i].abbreviate = false;
+		PrepareSortSupportFromIndexRel(index,
+									   (sk->sk_flags & SK_BT_DESC) != 0 ?
+									   BTGreaterStrategyNumber : BTLessStrategyNumber,
+									   &keys[i]);
+	}
+
+	while (a != NULL || b != NULL)
+	{
+		bool		take_live = (b == NULL);
+		bool		hasnull;
+
+		if (a != NULL && b != NULL)
+		{
+			int			c = compare_keys(index, keys, nkeys, a, b, &hasnull);
+
+			if (c == 0)
+				c = ItemPointerCompare(&a->t_tid, &b->t_tid);
+			take_live = c < 0;
+		}
+
+		if (take_live)
+		{
+			if (ii->ii_Unique)
+			{
+				Size		sz = IndexTupleSize(a);
+
+				if (prev != NULL &&
+					compare_keys(index, keys, nkeys, prev, a, &hasnull) == 0 &&
+					(!hasnull || ii->ii_NullsNotDistinct))
+					report_duplicate(heap, index, a);
+				if (sz > prevcap)
+				{
+					prevcap = Max(sz, 2 * prevcap);
+					prev = prev ? repalloc(prev, prevcap) : palloc(prevcap);
+				}
+				memcpy(prev, a, sz);
+			}
+			SrmBtLoadAdd(ld, a);
+			a = SrmSorterGetIndexTuple(st->live);
+		}
+		else
+		{
+			SrmBtLoadAdd(ld, b);
+			b = SrmSorterGetIndexTuple(st->dead);
+		}
+
+		if (++done % SRM_PROGRESS_EVERY == 0)
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	}
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	return SrmBtLoadFinish(ld);
+}
+
+/*
+ * log_build
+ *		The facts of the build's sort, at LOG under srmsort.trace.
+ */
+static void
+log_build(Relation index, SrmBuildState *st, BlockNumber npages,
+		  instr_time start)
+{
+	SrmSortStats s;
+	instr_time	now;
+
+	if (!srmsort_trace && !message_level_is_interesting(DEBUG1))
+		return;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	SrmSorterGetStats(st->live, &s);
+	ereport(srmsort_trace ? LOG : DEBUG1,
+			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
+					RelationGetRelationName(index), st->indtuples, npages,
+					INSTR_TIME_GET_DOUBLE(now)),
+			 errdetail("Sort method %s, disks %d (%s), block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB.",
+					   SrmSortMethodName(s.method), s.ndisks, s.disk_names,
+					   s.block_size / 1024, (long long) s.runs, s.merge_order,
+					   s.passes, s.nu, (long long) (s.temp_written / 1024),
+					   (long long) (s.temp_read / 1024),
+					   (long long) (s.temp_peak / 1024),
+					   (long long) (s.mem_peak / 1024),
+					   (long long) (s.mem_budget / 1024))));
+}
+
+/*
+ * SrmBtBuild
+ *		ambuild for btree indexes: srmsort's build, or btbuild when srmsort
+ *		should not take it.  See the file header.
+ */
+IndexBuildResult *
+SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
+{
+	SrmBuildState st;
+	IndexBuildResult *result;
+	double		reltuples;
+	BlockNumber npages;
+	instr_time	start;
+
+	if (!build_worth_it(heap, index, ii))
+		return btbuild(heap, index, ii);
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	INSTR_TIME_SET_CURRENT(start);
+	memset(&st, 0, sizeof(st));
+	st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem, 0,
+								  SRM_SORT_NONE);
+	if (ii->ii_Unique)
+		st.dead = SrmSorterBeginIndex(heap, index, work_mem, 0, SRM_SORT_NONE);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_BTREE_PHASE_INDEXBUILD_TABLESCAN);
+	reltuples = table_index_build_scan(heap, index, ii, true, true,
+									   build_callback, &st, NULL);
+	{
+		const int	idx[] = {
+			PROGRESS_CREATEIDX_TUPLES_TOTAL,
+			PROGRESS_SCAN_BLOCKS_TOTAL,
+			PROGRESS_SCAN_BLOCKS_DONE
+		};
+		const int64 val[] = {(int64) st.indtuples, 0, 0};
+
+		pgstat_progress_update_multi_param(3, idx, val);
+	}
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_BTREE_PHASE_PERFORMSORT_1);
+	SrmSorterPerform(st.live);
+	if (st.havedead)
+	{
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+									 PROGRESS_BTREE_PHASE_PERFORMSORT_2);
+		SrmSorterPerform(st.dead);
+	}
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_BTREE_PHASE_LEAF_LOAD);
+	npages = load_index(heap, index, ii, &st);
+	log_build(index, &st, npages, start);
+
+	if (st.dead != NULL)
+		SrmSorterEnd(st.dead);
+	SrmSorterEnd(st.live);
+
+	result = palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = st.indtuples;
+	return result;
+}
