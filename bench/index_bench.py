@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""CREATE INDEX benchmark: PostgreSQL's btree build vs srmsort's.
+
+Runs against an existing cluster (PGHOST/PGPORT/PGUSER/PGDATABASE in the
+environment; bench/run_index_bench.sh makes a throwaway one).  For every
+data set and maintenance_work_mem it times, side by side and alternating
+the systems (A B C A B C ...), a fresh
+
+    CREATE INDEX ON t (k)
+
+(dropped again after each run), takes the median of --reps runs after one
+untimed warm-up of each system, and records the index size in pages, the
+backend's peak resident memory (VmHWM) and, for srmsort, the facts its
+srmsort.trace log line reports (method, runs, passes, nu, temp written).
+
+Systems:
+  native         PostgreSQL as configured by default: parallel builds
+                 allowed (max_parallel_maintenance_workers = 2 on 2 cores
+                 gives 1 worker at 64MB and 2 at 1GB)
+  native_serial  PostgreSQL with max_parallel_maintenance_workers = 0
+  srm            srmsort (serial), srmsort.min_input_size = 0 so that it
+                 builds even when the sort fits in memory
+
+Results go to <out>/index.csv and <out>/index.md.
+"""
+
+import argparse
+import csv
+import os
+import re
+import statistics
+import time
+
+from bench import psql
+
+DATASETS = {
+    "int8": ("SELECT (random() * 9e18)::int8 AS k, i::int8 AS v "
+             "FROM generate_series(1, {rows}) i",
+             "k", "random int8 key + int8 payload"),
+    "text_c": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+               "FROM generate_series(1, {rows}) i",
+               'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
+    "text_icu": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+                 "FROM generate_series(1, {rows}) i",
+                 'k COLLATE "en-x-icu"', "the same text keys, ICU en"),
+}
+
+SYSTEMS = {
+    "native": "SET srmsort.create_index = off;",
+    "native_serial": "SET srmsort.create_index = off; SET max_parallel_maintenance_workers = 0;",
+    "srm": "SET srmsort.create_index = on; SET srmsort.min_input_size = 0;",
+}
+
+# the table the text data sets share
+TABLE_OF = {"int8": "int8", "text_c": "text", "text_icu": "text"}
+
+
+def ensure_table(ds, rows):
+    base = TABLE_OF[ds]
+    name = "ibench_%s_%d" % (base, rows)
+    out, _ = psql("SELECT to_regclass('%s') IS NOT NULL" % name)
+    if out.strip() != "t":
+        print("  generating %s (%d rows)" % (name, rows), flush=True)
+        psql("SELECT setseed(0.42); CREATE TABLE %s AS %s; VACUUM ANALYZE %s;"
+             % (name, DATASETS[ds][0].format(rows=rows), name))
+    out, _ = psql("SELECT pg_relation_size('%s')" % name)
+    return name, int(out.strip())
+
+
+def build(setup, table, key):
+    """Time one CREATE INDEX; returns (ms, peak RSS kB, index pages)."""
+    sql = ("%s\n"
+           "COPY (SELECT 5) TO '/proc/self/clear_refs';\n"
+           "CREATE INDEX ibench_idx ON %s (%s);\n"
+           "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+([0-9]+)');\n"
+           "SELECT pg_relation_size('ibench_idx') / 8192;\n"
+           "DROP INDEX ibench_idx;\n" % (setup, table, key))
+    cmd_out, _ = psql(sql, timing=True)
+    # \timing prints after every statement: take the one after the tag
+    ms = float(re.search(r"^CREATE INDEX\nTime: ([0-9.]+) ms", cmd_out, re.M).group(1))
+    nums = [l for l in cmd_out.splitlines() if l.strip().isdigit()]
+    return ms, int(nums[-2]), int(nums[-1])
+
+
+def trace_facts(setup, table, key):
+    """The srmsort.trace facts of one build (from the client's LOG messages)."""
+    import subprocess
+    sql = ("%s\nSET client_min_messages = log; SET srmsort.trace = on;\n"
+           "CREATE INDEX ibench_idx ON %s (%s);\nDROP INDEX ibench_idx;\n"
+           % (setup, table, key))
+    p = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"],
+                       input=sql, capture_output=True, text=True)
+    m = re.search(r"DETAIL:\s+(Sort method .*)", p.stderr)
+    return m.group(1).strip() if m else ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", default="int8,text_c,text_icu")
+    ap.add_argument("--rows", type=int, default=10000000)
+    ap.add_argument("--mwm", default="64MB,1GB")
+    ap.add_argument("--systems", default="native,native_serial,srm")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--tablespaces", default="srm_d0,srm_d1,srm_d2,srm_d3")
+    ap.add_argument("--out", default="bench/results")
+    args = ap.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    systems = args.systems.split(",")
+    results = []
+    for ds in args.datasets.split(","):
+        table, nbytes = ensure_table(ds, args.rows)
+        key = DATASETS[ds][1]
+        for mwm in args.mwm.split(","):
+            base = ("SET maintenance_work_mem = '%s'; SET srmsort.tablespaces = '%s'; "
+                    "SET temp_tablespaces = %s;" % (mwm, args.tablespaces, args.tablespaces))
+            times = {s: [] for s in systems}
+            info = {}
+            for s in systems:                           # warm-up, untimed
+                build(base + SYSTEMS[s], table, key)
+            for _ in range(args.reps):
+                for s in systems:                       # A B C A B C ...
+                    t, kb, pages = build(base + SYSTEMS[s], table, key)
+                    times[s].append(t)
+                    info.setdefault(s, []).append((kb, pages))
+            native_med = statistics.median(times["native"]) if "native" in times else None
+            serial_med = (statistics.median(times["native_serial"])
+                          if "native_serial" in times else None)
+            for s in systems:
+                med = statistics.median(times[s])
+                row = {
+                    "dataset": ds, "rows": args.rows, "table_mb": round(nbytes / 1e6, 1),
+                    "maintenance_work_mem": mwm, "system": s,
+                    "median_s": round(med / 1000, 3),
+                    "min_s": round(min(times[s]) / 1000, 3),
+                    "max_s": round(max(times[s]) / 1000, 3),
+                    "ratio_to_native": round(native_med / med, 2) if native_med else "",
+                    "ratio_to_native_serial": round(serial_med / med, 2) if serial_med else "",
+                    "index_pages": info[s][-1][1],
+                    "index_mb": round(info[s][-1][1] * 8192 / 1e6, 1),
+                    "peak_rss_mb": round(max(i[0] for i in info[s]) / 1024, 1),
+                    "srmsort_facts": trace_facts(base + SYSTEMS[s], table, key) if s == "srm" else "",
+                }
+                results.append(row)
+                print("  %-8s %6s %-13s median %7.3fs (min %.3f max %.3f) x%s / x%s serial, %d pages"
+                      % (ds, mwm, s, row["median_s"], row["min_s"], row["max_s"],
+                         row["ratio_to_native"], row["ratio_to_native_serial"],
+                         row["index_pages"]), flush=True)
+
+    with open(os.path.join(args.out, "index.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
+        w.writeheader()
+        w.writerows(results)
+    with open(os.path.join(args.out, "index.md"), "w") as f:
+        cols = ["dataset", "rows", "table_mb", "maintenance_work_mem", "system", "median_s",
+                "min_s", "max_s", "ratio_to_native", "ratio_to_native_serial",
+                "index_pages", "index_mb", "peak_rss_mb"]
+        f.write("CREATE INDEX, measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
+                % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
+                   os.cpu_count(), args.reps))
+        f.write("| " + " | ".join(cols) + " |\n")
+        f.write("|" + "---|" * len(cols) + "\n")
+        for r in results:
+            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+        f.write("\nsrmsort's sort facts (srmsort.trace):\n\n")
+        for r in results:
+            if r["srmsort_facts"]:
+                f.write("- %s, %s: %s\n" % (r["dataset"], r["maintenance_work_mem"],
+                                            r["srmsort_facts"]))
+
+
+if __name__ == "__main__":
+    main()

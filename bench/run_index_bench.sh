@@ -1,0 +1,25 @@
+#!/bin/bash
+# bench/run_index_bench.sh — CREATE INDEX: PostgreSQL's btree build vs srmsort's.
+#
+# Sets up the same throwaway cluster as the tests (packages, build, staged
+# install, four tablespaces srm_d0..srm_d3), then runs bench/index_bench.py
+# with the given arguments (see bench/README.md).  Results go to
+# bench/results/index.{md,csv} unless --out says otherwise.
+#
+#   bench/run_index_bench.sh                          # 10M rows, 64MB and 1GB
+#   bench/run_index_bench.sh --rows 1000000 --reps 1  # a quick look
+set -euo pipefail
+. "$(dirname "$0")/../test/lib.sh"
+
+srm_packages
+srm_setup_tmp
+srm_build
+SRM_EXTRA_CONF="shared_buffers = '1GB'
+max_wal_size = '8GB'
+log_temp_files = -1" srm_cluster_start
+srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
+mkdir -p "$SRM_REPO/bench/results"
+chmod 777 "$SRM_REPO/bench/results" 2>/dev/null || true
+srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
+    PYTHONPATH="$SRM_REPO/bench" \
+    python3 "$SRM_REPO/bench/index_bench.py" --out "$SRM_REPO/bench/results" "$@"

@@ -1,0 +1,156 @@
+# CREATE INDEX through srmsort beyond one session: the index survives an
+# immediate shutdown right after the build, a streaming standby replays it
+# from WAL, unlogged indexes are reset with their table, progress shows in
+# pg_stat_progress_create_index, several merge passes show in the trace,
+# cancels and errors leave no workfile and no index, and ALTER TABLE ...
+# ADD PRIMARY KEY USING INDEX takes a unique index srmsort built.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SrmTest;
+
+my $node = SrmTest::node('index',
+	extra_conf => "wal_level = replica\nmax_wal_senders = 4\n"
+	  . "srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3'\n"
+	  . "maintenance_work_mem = '1MB'\nsrmsort.min_input_size = 0\n"
+	  . "max_parallel_maintenance_workers = 0\n");
+# fsync stays on: the build's own sync is part of what is tested
+$node->append_conf('postgresql.conf', "fsync = on\n");
+$node->restart;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION amcheck;
+SELECT setseed(0.3);
+CREATE TABLE t AS SELECT i, (random() * 1e9)::int8 AS a, md5(i::text) AS b
+  FROM generate_series(1, 300000) i;
+CREATE UNLOGGED TABLE u AS SELECT * FROM t;
+});
+
+# a standby streaming from the node sees what the WAL carries
+$node->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->start;
+
+my $written = "SELECT coalesce(sum(bytes_written), 0) FROM srmsort_disks";
+my $w0 = $node->safe_psql('postgres', $written);
+$node->safe_psql('postgres', q{
+SET srmsort.max_merge_order = 3;
+SET srmsort.trace = on;
+CREATE INDEX t_a ON t (a);
+CREATE UNIQUE INDEX t_b ON t (b) INCLUDE (i);
+CREATE INDEX u_a ON u (a);
+});
+ok($node->safe_psql('postgres', $written) > $w0, 'the builds ran through srmsort');
+my $log = slurp_file($node->logfile);
+like($log, qr/srmsort: built index "t_a": 300000 tuples, \d+ pages/, 'trace logs the build');
+like($log, qr/built index "t_a".*\n.*DETAIL:  Sort method external SRM merge, disks 4 .*passes [2-9]/,
+	'several merge passes at merge order 3');
+
+my $answer = "SELECT count(*), sum(a % 1000) FROM (SELECT a FROM t WHERE a < 3e8 ORDER BY a) s";
+my $seq = $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $answer");
+my $idx = $node->safe_psql('postgres',
+	"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $answer");
+is($idx, $seq, 'index scan answers like a sequential scan');
+
+# the standby replays the pages from WAL
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+is($standby->safe_psql('postgres',
+		"SELECT bt_index_check('t_a', true), bt_index_check('t_b', true)"),
+	'|', 'the standby has valid indexes');
+is($standby->safe_psql('postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $answer"),
+	$seq, 'and they answer on the standby');
+
+# an immediate shutdown right after the build: crash recovery
+$node->stop('immediate');
+$node->start;
+is($node->safe_psql('postgres',
+		"SELECT bt_index_parent_check('t_a', true, true), bt_index_parent_check('t_b', true, true)"),
+	'|', 'indexes valid after crash recovery');
+is($node->safe_psql('postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $answer"),
+	$seq, 'and they answer after crash recovery');
+# the unlogged table and its index were reset from the init fork
+is($node->safe_psql('postgres', "SELECT count(*) FROM u"), '0', 'unlogged table reset');
+$node->safe_psql('postgres', "INSERT INTO u SELECT * FROM t WHERE i <= 1000");
+is($node->safe_psql('postgres',
+		"SELECT bt_index_parent_check('u_a', true, true);
+		 SET enable_seqscan = off; SET enable_bitmapscan = off;
+		 SELECT count(*) FROM u WHERE a >= 0"),
+	"\n1000", 'unlogged index usable after the reset');
+
+# PRIMARY KEY from a unique index srmsort built
+$node->safe_psql('postgres', q{
+CREATE UNIQUE INDEX t_i ON t (i);
+ALTER TABLE t ADD CONSTRAINT t_pkey PRIMARY KEY USING INDEX t_i;
+});
+is($node->safe_psql('postgres',
+		"SELECT contype FROM pg_constraint WHERE conname = 't_pkey'"), 'p', 'primary key using the index');
+my ($ret, $out, $err) = $node->psql('postgres', "INSERT INTO t VALUES (5, 1, 'x')");
+like($err, qr/duplicate key value violates unique constraint "t_pkey"/, 'and it enforces uniqueness');
+
+# progress: a build slowed down by a slow opclass, watched from another session
+SrmTest::create_slow_opclass($node);
+$node->safe_psql('postgres',
+	"CREATE TABLE s AS SELECT (random() * 1e6)::int AS k FROM generate_series(1, 4000) i");
+my $bg = $node->background_psql('postgres', on_error_stop => 0);
+$bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k ON s (k slow_int_ops);\n");
+my %seen;
+for (1 .. 2000)
+{
+	my $p = $node->safe_psql('postgres',
+		"SELECT command || '|' || phase || '|' || tuples_total
+		   FROM pg_stat_progress_create_index WHERE relid = 's'::regclass");
+	last if $p eq '' && %seen;
+	$seen{$p} = 1 if $p ne '';
+	usleep(20_000);
+}
+$bg->quit;
+ok($seen{'CREATE INDEX|building index: sorting live tuples|4000'},
+	'progress shows the sort of all 4000 tuples')
+  or diag(join("\n", sort keys %seen));
+ok(scalar(grep { /^CREATE INDEX\|(initializing|building index: (initializing|scanning table|sorting live tuples|loading tuples in tree))\|/ } keys %seen)
+	  == scalar(keys %seen), 'only btree build phases')
+  or diag(join("\n", sort keys %seen));
+is($node->safe_psql('postgres', "SELECT bt_index_parent_check('s_k', true, true)"), '', 's_k valid');
+
+# REINDEX shows as REINDEX and rebuilds through srmsort
+$w0 = $node->safe_psql('postgres', $written);
+$node->safe_psql('postgres', "REINDEX TABLE t");
+ok($node->safe_psql('postgres', $written) > $w0, 'REINDEX TABLE ran through srmsort');
+is($node->safe_psql('postgres',
+		"SELECT bt_index_parent_check('t_a', true, true), bt_index_parent_check('t_pkey', true, true)"),
+	'|', 'reindexed indexes valid');
+
+# a cancel in the middle of a build: no index, no workfile
+($ret, $out, $err) = $node->psql('postgres',
+	"SET statement_timeout = '300ms'; CREATE INDEX s_k2 ON s (k slow_int_ops)");
+like($err, qr/canceling statement due to statement timeout/, 'the build was canceled');
+is($node->safe_psql('postgres', "SELECT to_regclass('s_k2') IS NULL"), 't', 'no index left');
+is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left');
+
+# an error in the build (duplicate) likewise
+($ret, $out, $err) = $node->psql('postgres', "CREATE UNIQUE INDEX t_dup ON t ((i % 1000))");
+like($err, qr/could not create unique index "t_dup"/, 'duplicate keys fail the build');
+is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left after the error');
+
+# an immediate shutdown in the middle of a build: after restart no index,
+# no workfile, and the table takes a new build
+$bg = $node->background_psql('postgres', on_error_stop => 0);
+$bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k3 ON s (k slow_int_ops);\n");
+ok($node->poll_query_until('postgres',
+		"SELECT phase LIKE 'building index: sorting%' FROM pg_stat_progress_create_index"),
+	'a build is sorting');
+$node->stop('immediate');
+eval { $bg->quit; };
+$node->start;
+is($node->safe_psql('postgres', "SELECT to_regclass('s_k3') IS NULL"), 't', 'no index after the crash');
+is(scalar(SrmTest::temp_files($node)), 0, 'no workfile after the crash');
+$node->safe_psql('postgres', "CREATE INDEX s_k3 ON s (k)");
+is($node->safe_psql('postgres', "SELECT bt_index_parent_check('s_k3', true, true)"), '', 'a new build works');
+
+$standby->stop;
+$node->stop;
+done_testing();
