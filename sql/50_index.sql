@@ -215,13 +215,13 @@ ROLLBACK TO s;
 COMMIT;
 
 -- an index row too large: PostgreSQL's error
-CREATE TABLE big AS SELECT i, md5(i::text) AS t FROM generate_series(1, 70000) i;
-UPDATE big SET t = (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 200)) WHERE i = 60000;
-ALTER TABLE big ALTER t SET STORAGE plain;
+CREATE TABLE ixbig AS SELECT i, md5(i::text) AS t FROM generate_series(1, 70000) i;
+UPDATE ixbig SET t = (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 200)) WHERE i = 60000;
+ALTER TABLE ixbig ALTER t SET STORAGE plain;
 SET srmsort.create_index = off;
-CREATE INDEX big_t ON big (t);
+CREATE INDEX ixbig_t ON ixbig (t);
 SET srmsort.create_index = on;
-CREATE INDEX big_t ON big (t);
+CREATE INDEX ixbig_t ON ixbig (t);
 
 -- REINDEX INDEX and REINDEX TABLE rebuild through srmsort
 CREATE INDEX ix_a ON ix (a);
@@ -287,5 +287,5 @@ SELECT bt_index_parent_check('ix_evt', true, true);
 
 -- no workfile left behind
 SELECT srm_temp_files();
-DROP TABLE ix, ityp, uq, uqn, big, ul, tt, empty, pt CASCADE;
+DROP TABLE ix, ityp, uq, uqn, ixbig, ul, tt, empty, pt CASCADE;
 DROP TYPE srm_ipair;

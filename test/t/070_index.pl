@@ -9,13 +9,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use SrmTest;
 
+my $conf = "maintenance_work_mem = '1MB'\nsrmsort.min_input_size = 0\n"
+  . "max_parallel_maintenance_workers = 0\n";
 my $node = SrmTest::node('index',
-	extra_conf => "wal_level = replica\nmax_wal_senders = 4\n"
-	  . "srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3'\n"
-	  . "maintenance_work_mem = '1MB'\nsrmsort.min_input_size = 0\n"
-	  . "max_parallel_maintenance_workers = 0\n");
+	extra_conf => $conf . "srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3'\n");
 # fsync stays on: the build's own sync is part of what is tested
 $node->append_conf('postgresql.conf', "fsync = on\n");
 $node->restart;
@@ -27,11 +27,33 @@ CREATE TABLE t AS SELECT i, (random() * 1e9)::int8 AS a, md5(i::text) AS b
 CREATE UNLOGGED TABLE u AS SELECT * FROM t;
 });
 
-# a standby streaming from the node sees what the WAL carries
-$node->backup('b');
+# a standby streaming from a primary (workfiles in its default tablespace:
+# base backups of the test tablespaces would need mappings) replays srmsort's
+# WAL-logged pages
+my $primary = SrmTest::node('primary', tablespaces => 0, allows_streaming => 1,
+	extra_conf => $conf);
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION amcheck;
+CREATE TABLE t AS SELECT i, (random() * 1e9)::int8 AS a FROM generate_series(1, 200000) i;
+});
+$primary->backup('b');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->init_from_backup($primary, 'b', has_streaming => 1);
 $standby->start;
+$primary->safe_psql('postgres', "CREATE INDEX t_a ON t (a); CREATE UNIQUE INDEX t_i ON t (i)");
+is($primary->safe_psql('postgres', "SELECT sum(bytes_written) > 0 FROM srmsort_disks"), 't',
+	'the primary built through srmsort (workfiles in the default tablespace)');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+is($standby->safe_psql('postgres',
+		"SELECT bt_index_check('t_a', true), bt_index_check('t_i', true)"),
+	'|', 'the standby has valid indexes');
+my $q = "SELECT count(*), sum(a % 1000) FROM (SELECT a FROM t WHERE a < 3e8 ORDER BY a) s";
+is($standby->safe_psql('postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $q"),
+	$primary->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $q"),
+	'and they answer on the standby');
+$standby->stop;
+$primary->stop;
 
 my $written = "SELECT coalesce(sum(bytes_written), 0) FROM srmsort_disks";
 my $w0 = $node->safe_psql('postgres', $written);
@@ -53,15 +75,6 @@ my $seq = $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_b
 my $idx = $node->safe_psql('postgres',
 	"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $answer");
 is($idx, $seq, 'index scan answers like a sequential scan');
-
-# the standby replays the pages from WAL
-$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
-is($standby->safe_psql('postgres',
-		"SELECT bt_index_check('t_a', true), bt_index_check('t_b', true)"),
-	'|', 'the standby has valid indexes');
-is($standby->safe_psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; $answer"),
-	$seq, 'and they answer on the standby');
 
 # an immediate shutdown right after the build: crash recovery
 $node->stop('immediate');
@@ -125,8 +138,10 @@ is($node->safe_psql('postgres',
 	'|', 'reindexed indexes valid');
 
 # a cancel in the middle of a build: no index, no workfile
+$node->safe_psql('postgres',
+	"CREATE TABLE sbig AS SELECT (random() * 1e6)::int AS k FROM generate_series(1, 40000) i");
 ($ret, $out, $err) = $node->psql('postgres',
-	"SET statement_timeout = '300ms'; CREATE INDEX s_k2 ON s (k slow_int_ops)");
+	"SET statement_timeout = '300ms'; CREATE INDEX s_k2 ON sbig (k slow_int_ops)");
 like($err, qr/canceling statement due to statement timeout/, 'the build was canceled');
 is($node->safe_psql('postgres', "SELECT to_regclass('s_k2') IS NULL"), 't', 'no index left');
 is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left');
@@ -139,7 +154,7 @@ is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left after the error');
 # an immediate shutdown in the middle of a build: after restart no index,
 # no workfile, and the table takes a new build
 $bg = $node->background_psql('postgres', on_error_stop => 0);
-$bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k3 ON s (k slow_int_ops);\n");
+$bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k3 ON sbig (k slow_int_ops);\n");
 ok($node->poll_query_until('postgres',
 		"SELECT phase LIKE 'building index: sorting%' FROM pg_stat_progress_create_index"),
 	'a build is sorting');
@@ -148,9 +163,8 @@ eval { $bg->quit; };
 $node->start;
 is($node->safe_psql('postgres', "SELECT to_regclass('s_k3') IS NULL"), 't', 'no index after the crash');
 is(scalar(SrmTest::temp_files($node)), 0, 'no workfile after the crash');
-$node->safe_psql('postgres', "CREATE INDEX s_k3 ON s (k)");
+$node->safe_psql('postgres', "CREATE INDEX s_k3 ON sbig (k)");
 is($node->safe_psql('postgres', "SELECT bt_index_parent_check('s_k3', true, true)"), '', 'a new build works');
 
-$standby->stop;
 $node->stop;
 done_testing();

@@ -1,6 +1,7 @@
 # SrmTest.pm — helpers for srmsort's TAP tests.
 #
-#   my $node = SrmTest::node('name', tablespaces => 4, extra_conf => "...");
+#   my $node = SrmTest::node('name', tablespaces => 4, extra_conf => "...",
+#                            allows_streaming => 0);
 #   SrmTest::temp_files($node)   # workfiles left in every pgsql_tmp dir
 #
 # Run through test/run_tests.sh, which stages the install and exports
@@ -31,7 +32,7 @@ sub node
 	my ($name, %opts) = @_;
 	my $inst = install();
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
+	$node->init(allows_streaming => $opts{allows_streaming} // 0);
 	my $conf = "extension_destdir = '$inst'\n"
 	  . "log_temp_files = 0\n"
 	  . "fsync = off\n"
