@@ -1,7 +1,9 @@
 # Soak: many clients sorting at once (spilling ORDER BY and merge joins
-# through srmsort), every result checked inside the pgbench script against
-# the native answer; afterwards no workfile, no job and no error left, and
-# a long-lived backend's memory stays flat over many sorts.  The test
+# through srmsort, CREATE INDEX on scratch tables, sorts canceled by a
+# statement timeout), every result checked inside the pgbench script
+# against the native answer or with amcheck; afterwards no workfile, no job
+# and no error left, and a long-lived backend's memory stays flat over many
+# sorts.  The test
 # command runs 15 seconds; --long (SRMSORT_LONG=1) runs 30 minutes.
 use strict;
 use warnings;
@@ -24,6 +26,7 @@ CREATE TABLE s AS SELECT i AS k, md5(i::text) AS t, (random() * 500)::int AS g
   FROM (SELECT i FROM generate_series(1, 60000) i ORDER BY random()) x;
 CREATE TABLE j AS SELECT (random() * 500)::int AS g, i AS y FROM generate_series(1, 20000) i;
 ANALYZE s, j;
+CREATE EXTENSION amcheck;
 });
 
 # order-sensitive checksums, computed by PostgreSQL's own sort
@@ -41,6 +44,23 @@ print $f2 "SET enable_hashjoin = off;\nSET enable_nestloop = off;\n$join_q \\gse
   . "\\if :got != $join_cnt\nSELECT 'join count mismatch'::int;\n\\endif\n";
 close $f2;
 
+# an index build on the client's own scratch table, checked by amcheck
+open(my $f3, '>', "$dir/index.sql") or die;
+print $f3 "SET maintenance_work_mem = '1MB';\nSET srmsort.min_input_size = 0;\n"
+  . "DROP TABLE IF EXISTS sc_:client_id;\n"
+  . "CREATE TABLE sc_:client_id AS SELECT k, t FROM s WHERE k % 3 = :client_id % 3;\n"
+  . "CREATE INDEX ON sc_:client_id (t, k);\n"
+  . "SELECT bt_index_parent_check(indexrelid::regclass, true, true) FROM pg_index\n"
+  . "  WHERE indrelid = ('sc_' || :client_id)::regclass;\n";
+close $f3;
+# a sort canceled by a statement timeout, caught, in a subtransaction
+open(my $f4, '>', "$dir/cancel.sql") or die;
+print $f4 "SET statement_timeout = '40ms';\n"
+  . "DO \$\$ BEGIN PERFORM count(*) FROM (SELECT * FROM s ORDER BY t) x;\n"
+  . "EXCEPTION WHEN query_canceled THEN NULL; END \$\$;\n"
+  . "RESET statement_timeout;\n";
+close $f4;
+
 # a long-lived backend's memory before and after many sorts
 my $bg = $node->background_psql('postgres', on_error_stop => 0);
 my $rss = "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmRSS:\\s+([0-9]+)')::int";
@@ -51,11 +71,15 @@ my ($out, $err) = ('', '');
 my $ok = IPC::Run::run(
 	[ 'pgbench', '-n', '-M', 'simple', '-h', $node->host, '-p', $node->port,
 	  '-c', '8', '-j', '2', '-T', $secs, '-f', "$dir/sort.sql\@3",
-	  '-f', "$dir/join.sql\@1", 'postgres' ],
+	  '-f', "$dir/join.sql\@1", '-f', "$dir/index.sql\@1",
+	  '-f', "$dir/cancel.sql\@1", 'postgres' ],
 	'>', \$out, '2>', \$err);
 ok($ok, "pgbench ran $secs s without a failed transaction") or diag("$out\n$err");
 my ($done) = $out =~ /number of transactions actually processed: (\d+)/;
-ok(defined $done && $done > 0, "sorts and joins ran concurrently: " . ($done // 0) . " transactions");
+ok(defined $done && $done > 0,
+	"sorts, joins, index builds and cancels ran concurrently: " . ($done // 0) . " transactions");
+like($out, qr/index\.sql\n - weight: .*\n - [1-9]\d* transactions/, "index builds ran")
+  or diag($out);
 unlike($err, qr/mismatch|ERROR/, "every checksum matched the native answer");
 
 $bg->query_safe("$sort_q;") for 1 .. 30;
