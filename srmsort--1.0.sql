@@ -18,6 +18,7 @@ CREATE FUNCTION srmsort_disks(
     OUT path text,
     OUT partition int,
     OUT active_jobs int,
+    OUT bytes_in_flight bigint,
     OUT bytes_read bigint,
     OUT bytes_written bigint,
     OUT reads bigint,

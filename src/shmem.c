@@ -6,7 +6,8 @@
  * When srmsort is in shared_preload_libraries it keeps, in shared memory:
  *
  *	 - one entry per workfile disk (tablespace) ever used: sort jobs active
- *	   on it, bytes and operations read and written, time spent in I/O;
+ *	   on it, bytes in flight (requests issued, not yet completed), bytes
+ *	   and operations read and written, time spent in I/O;
  *	 - one entry per backend: the sort job it runs, if any (phase,
  *	   partition, runs written, bytes written, merge pass).
  *
@@ -19,7 +20,7 @@
  * Partitions (Wu, Yu, Chung, Teng): the D disks of a sort's configuration
  * are split into P groups as evenly as possible (group p holds disks
  * [p*D/P, (p+1)*D/P)); a new job takes the group whose disks carry the
- * fewest active jobs.  srmsort.partitions = auto (0) chooses P from the
+ * fewest active jobs per disk, and among equals the fewest bytes in flight.  srmsort.partitions = auto (0) chooses P from the
  * number of other active jobs n: one partition while n < 8, then one more
  * for every 4 further jobs, at most D -- full sharing at light load, more
  * isolation as load grows (the paper's simplified adaptive scheme).  The
@@ -62,6 +63,7 @@ typedef struct SrmSharedDisk
 	bool		used;
 	int			partition;		/* partition of the last job using it */
 	pg_atomic_uint32 active_jobs;
+	pg_atomic_uint64 bytes_in_flight;	/* requests prepared, not completed */
 	pg_atomic_uint64 bytes_read;
 	pg_atomic_uint64 bytes_written;
 	pg_atomic_uint64 reads;
@@ -106,6 +108,8 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static bool job_active = false;
 static int	job_ndisks = 0;
 static int	job_slots[SRM_SHARED_DISKS];
+/* this job's share of each disk's bytes_in_flight, given back at its end */
+static uint64 job_inflight[SRM_SHARED_DISKS];
 static bool exit_cb_registered = false;
 static bool warned_no_shmem = false;
 
@@ -151,6 +155,7 @@ srm_shmem_startup(void)
 			SrmSharedDisk *d = &srm_shared->disks[i];
 
 			pg_atomic_init_u32(&d->active_jobs, 0);
+			pg_atomic_init_u64(&d->bytes_in_flight, 0);
 			pg_atomic_init_u64(&d->bytes_read, 0);
 			pg_atomic_init_u64(&d->bytes_written, 0);
 			pg_atomic_init_u64(&d->reads, 0);
@@ -242,7 +247,8 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 {
 	int			P = srmsort_partitions;
 	int			best = 0;
-	int64		bestload = PG_INT64_MAX;
+	uint64		bestjobs = 0;
+	uint64		bestinflight = 0;
 	int			p;
 
 	if (P > ndisks)
@@ -275,7 +281,8 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 	{
 		int			lo = p * ndisks / P;
 		int			hi = (p + 1) * ndisks / P;
-		int64		load = 0;
+		uint64		jobs = 0;
+		uint64		inflight = 0;
 		int			i;
 
 		for (i = lo; i < hi; i++)
@@ -283,13 +290,19 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 			int			slot = disk_slot(spcs[i]);
 
 			if (slot >= 0)
-				load += pg_atomic_read_u32(&srm_shared->disks[slot].active_jobs);
+			{
+				jobs += pg_atomic_read_u32(&srm_shared->disks[slot].active_jobs);
+				inflight += pg_atomic_read_u64(&srm_shared->disks[slot].bytes_in_flight);
+			}
 		}
-		/* compare load per disk, so uneven partitions are fair */
-		load = load * 1000 / (hi - lo);
-		if (load < bestload)
+		/* per disk, so uneven partitions are fair; in-flight bytes break ties */
+		jobs = jobs * 1000 / (hi - lo);
+		inflight /= (hi - lo);
+		if (p == 0 || jobs < bestjobs ||
+			(jobs == bestjobs && inflight < bestinflight))
 		{
-			bestload = load;
+			bestjobs = jobs;
+			bestinflight = inflight;
 			best = p;
 		}
 	}
@@ -346,6 +359,7 @@ SrmJobBegin(const Oid *spcs, int ndisks, int partno)
 	for (i = 0; i < job_ndisks; i++)
 	{
 		job_slots[i] = disk_slot(spcs[i]);
+		job_inflight[i] = 0;
 		if (job_slots[i] >= 0)
 		{
 			pg_atomic_fetch_add_u32(&srm_shared->disks[job_slots[i]].active_jobs, 1);
@@ -396,21 +410,20 @@ SrmJobAddRun(int64 bytes)
 
 /*
  * SrmJobCountIO
- *		Count an I/O of the job on its disk i.
+ *		Count an I/O of bytes bytes the job prepared on its disk i; the
+ *		bytes are in flight on the disk until SrmJobCountDone.
  */
 void
-SrmJobCountIO(int disk, bool write, int64 bytes, double ms)
+SrmJobCountIO(int disk, bool write, int64 bytes)
 {
 	SrmSharedJob *job = my_job();
 	SrmSharedDisk *d;
 
 	if (job == NULL || !job_active || disk < 0 || disk >= job_ndisks ||
-		job_slots[disk] < 0)
+		job_slots[disk] < 0 || bytes <= 0)
 		return;
 	d = &srm_shared->disks[job_slots[disk]];
-	if (bytes == 0)
-		;						/* service time only */
-	else if (write)
+	if (write)
 	{
 		pg_atomic_fetch_add_u64(&d->bytes_written, bytes);
 		pg_atomic_fetch_add_u64(&d->writes, 1);
@@ -421,18 +434,37 @@ SrmJobCountIO(int disk, bool write, int64 bytes, double ms)
 		pg_atomic_fetch_add_u64(&d->bytes_read, bytes);
 		pg_atomic_fetch_add_u64(&d->reads, 1);
 	}
-	if (ms > 0)
-		pg_atomic_fetch_add_u64(&d->busy_us, (uint64) (ms * 1000));
+	pg_atomic_fetch_add_u64(&d->bytes_in_flight, bytes);
+	job_inflight[disk] += bytes;
 }
 
 /*
- * SrmJobCountBusy
- *		Add the service time of one request to the job's disk i.
+ * SrmJobCountDone
+ *		A request of bytes bytes on the job's disk i completed after ms of
+ *		service.  Never ERRORs (runs while draining I/O during abort).
+ *		Completions arriving after the job ended (their bytes were given
+ *		back then) or beyond what the job has in flight are not subtracted,
+ *		so the shared count cannot go negative.
  */
 void
-SrmJobCountBusy(int disk, double ms)
+SrmJobCountDone(int disk, int64 bytes, double ms)
 {
-	SrmJobCountIO(disk, false, 0, ms);
+	SrmSharedJob *job = my_job();
+	SrmSharedDisk *d;
+	uint64		give;
+
+	if (job == NULL || !job_active || disk < 0 || disk >= job_ndisks ||
+		job_slots[disk] < 0)
+		return;
+	d = &srm_shared->disks[job_slots[disk]];
+	give = Min((uint64) Max(bytes, 0), job_inflight[disk]);
+	if (give > 0)
+	{
+		pg_atomic_fetch_sub_u64(&d->bytes_in_flight, give);
+		job_inflight[disk] -= give;
+	}
+	if (ms > 0)
+		pg_atomic_fetch_add_u64(&d->busy_us, (uint64) (ms * 1000));
 }
 
 /*
@@ -450,8 +482,16 @@ SrmJobEnd(void)
 		return;
 	job_active = false;
 	for (i = 0; i < job_ndisks; i++)
-		if (job_slots[i] >= 0)
-			pg_atomic_fetch_sub_u32(&srm_shared->disks[job_slots[i]].active_jobs, 1);
+	{
+		if (job_slots[i] < 0)
+			continue;
+		pg_atomic_fetch_sub_u32(&srm_shared->disks[job_slots[i]].active_jobs, 1);
+		/* requests never completed (abandoned on error) leave with the job */
+		if (job_inflight[i] > 0)
+			pg_atomic_fetch_sub_u64(&srm_shared->disks[job_slots[i]].bytes_in_flight,
+									job_inflight[i]);
+		job_inflight[i] = 0;
+	}
 	pg_atomic_fetch_sub_u32(&srm_shared->active_jobs, 1);
 	job->pid = 0;
 	job->phase = SRM_PHASE_NONE;
@@ -566,8 +606,8 @@ srmsort_disks(PG_FUNCTION_ARGS)
 	for (i = 0; i < SRM_SHARED_DISKS; i++)
 	{
 		SrmSharedDisk *d = &srm_shared->disks[i];
-		Datum		values[9];
-		bool		nulls[9] = {0};
+		Datum		values[10];
+		bool		nulls[10] = {0};
 		char		path[MAXPGPATH];
 		char	   *name;
 
@@ -581,11 +621,12 @@ srmsort_disks(PG_FUNCTION_ARGS)
 		values[1] = CStringGetTextDatum(path);
 		values[2] = Int32GetDatum(d->partition);
 		values[3] = Int32GetDatum((int32) pg_atomic_read_u32(&d->active_jobs));
-		values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_read));
-		values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_written));
-		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&d->reads));
-		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&d->writes));
-		values[8] = Float8GetDatum(pg_atomic_read_u64(&d->busy_us) / 1000.0);
+		values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_in_flight));
+		values[5] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_read));
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&d->bytes_written));
+		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&d->reads));
+		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&d->writes));
+		values[9] = Float8GetDatum(pg_atomic_read_u64(&d->busy_us) / 1000.0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

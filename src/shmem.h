@@ -42,9 +42,12 @@ extern void SrmJobSetPhase(SrmJobPhase phase, int pass);
 extern void SrmJobAddRun(int64 bytes);
 extern void SrmJobEnd(void);	/* idempotent; never ERRORs */
 
-/* I/O of this backend's job on its disk i (index into the job's disks). */
-extern void SrmJobCountIO(int disk, bool write, int64 bytes, double ms);
-extern void SrmJobCountBusy(int disk, double ms);	/* never ERRORs */
+/*
+ * I/O of this backend's job on its disk i (index into the job's disks):
+ * issued (in flight from then on), and completed after ms of service.
+ */
+extern void SrmJobCountIO(int disk, bool write, int64 bytes);
+extern void SrmJobCountDone(int disk, int64 bytes, double ms);	/* never ERRORs */
 
 /*
  * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the

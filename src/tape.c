@@ -41,12 +41,13 @@
 
 /*
  * io_done
- *		A workfile request completed: its service time makes its disk busy.
+ *		A workfile request completed: its bytes leave the disk's in-flight
+ *		count and its service time makes the disk busy.
  */
 static void
 io_done(SrmIo *io, double ms, void *arg)
 {
-	SrmJobCountBusy(io->tag, ms);
+	SrmJobCountDone(io->tag, io->len, ms);
 }
 
 /*
@@ -82,6 +83,13 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	ts->nfree = palloc0(ts->ndisks * sizeof(int32));
 	ts->freecap = palloc0(ts->ndisks * sizeof(int32));
 	ts->freeslots = palloc0(ts->ndisks * sizeof(int32 *));
+	/*
+	 * A merge writes into the slots its reads free, so a disk that fills up
+	 * after run formation hardly ever fails one.  The disk-full test turns
+	 * reuse off (SRMSORT_TEST_NO_SLOT_REUSE in the postmaster's environment)
+	 * to make a merge's writes reach the full disk.
+	 */
+	ts->reuse_slots = (getenv("SRMSORT_TEST_NO_SLOT_REUSE") == NULL);
 	for (d = 0; d < ts->ndisks; d++)
 	{
 		ts->freecap[d] = 64;
@@ -166,7 +174,7 @@ alloc_slot(SrmTapeSet *ts, int d)
 {
 	int32		slot;
 
-	if (ts->nfree[d] > 0)
+	if (ts->nfree[d] > 0 && ts->reuse_slots)
 		slot = ts->freeslots[d][--ts->nfree[d]];
 	else
 	{
@@ -233,7 +241,7 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 	io->tag = d;
 	disk->reads++;
 	disk->bytes_read += ts->block_size;
-	SrmJobCountIO(d, false, ts->block_size, 0);
+	SrmJobCountIO(d, false, ts->block_size);
 	ts->blocks_read++;
 	pgBufferUsage.temp_blks_read += ts->block_size / BLCKSZ;
 }
@@ -420,7 +428,7 @@ write_block(SrmRunWriter *w)
 
 	disk->writes++;
 	disk->bytes_written += ts->block_size;
-	SrmJobCountIO(d, true, ts->block_size, 0);
+	SrmJobCountIO(d, true, ts->block_size);
 	ts->blocks_written++;
 	run->nbytes += ts->block_size;
 	pgBufferUsage.temp_blks_written += ts->block_size / BLCKSZ;

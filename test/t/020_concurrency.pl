@@ -44,11 +44,16 @@ my $disks = $node->safe_psql('postgres',
 	"SELECT string_agg(tablespace || ':' || active_jobs || ':' || partition, ',' ORDER BY tablespace)
 	   FROM srmsort_disks WHERE tablespace LIKE 'srm_d%'");
 is($disks, "srm_d0:1:0,srm_d1:1:0,srm_d2:1:1,srm_d3:1:1", "each disk serves one job");
+my $inflight = $node->safe_psql('postgres',
+	"SELECT min(bytes_in_flight) >= 0, sum(bytes_in_flight) FROM srmsort_disks");
+like($inflight, qr/^t\|\d+$/, "bytes in flight counted, never negative ($inflight)");
 $s1->query_safe("CLOSE cur; COMMIT;");
 $s2->query_safe("CLOSE cur; COMMIT;");
 is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0', "jobs end with their cursors");
 is($node->safe_psql('postgres',
 	"SELECT coalesce(sum(active_jobs), 0) FROM srmsort_disks"), '0', "no active job counted");
+is($node->safe_psql('postgres',
+	"SELECT coalesce(sum(bytes_in_flight), 0) FROM srmsort_disks"), '0', "no bytes in flight after the jobs");
 ok($node->safe_psql('postgres',
 	"SELECT sum(bytes_written) > 0 AND sum(bytes_read) > 0 AND sum(writes) > 0 FROM srmsort_disks") eq 't',
 	"bytes and operations are counted per disk");
@@ -72,6 +77,8 @@ ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activit
 	"no job left after cancels");
 is($node->safe_psql('postgres', "SELECT min(active_jobs) >= 0 AND sum(active_jobs) = 0 FROM srmsort_disks"),
 	't', "active job counts never negative, back to zero");
+is($node->safe_psql('postgres', "SELECT min(bytes_in_flight) >= 0 AND sum(bytes_in_flight) = 0 FROM srmsort_disks"),
+	't', "bytes in flight of canceled sorts given back");
 my ($ret, $out, $err) = $node->psql('postgres',
 	"SET srmsort.tablespaces = 'srm_d0'; SELECT count(*) FROM (SELECT * FROM c ORDER BY (k / 0)) s;");
 like($err, qr/division by zero/, "an error in the child");
