@@ -583,6 +583,26 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 }
 
 /*
+ * test_pause_before_merge
+ *		Fault-injection tests fill a workfile disk while a sort sits between
+ *		run formation and its intermediate merges: SRMSORT_TEST_MERGE_PAUSE_MS
+ *		in the postmaster's environment makes every such sort wait that long,
+ *		interruptibly.  Unset (always, outside tests) it costs one getenv.
+ */
+static void
+test_pause_before_merge(void)
+{
+	const char *env = getenv("SRMSORT_TEST_MERGE_PAUSE_MS");
+	int			ms = env ? atoi(env) : 0;
+
+	for (; ms > 0; ms -= 10)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(10000L);
+	}
+}
+
+/*
  * merge_all
  *		Plan the merges (paper §4.1.3), run the intermediate ones and start
  *		the final merge.
@@ -625,6 +645,8 @@ merge_all(SrmSorter *s)
 
 	/* intermediate merges, of the smallest runs first */
 	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
+	if (s->nruns > rf)
+		test_pause_before_merge();
 	while (s->nruns > rf)
 	{
 		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);

@@ -111,6 +111,7 @@ typedef struct SrmTapeSet
 	int32	  **freeslots;
 	int32	   *nfree;
 	int32	   *freecap;
+	bool		reuse_slots;	/* off only in fault-injection tests */
 	int64		slots_in_use;
 	int64		peak_slots_in_use;
 	/* counters */

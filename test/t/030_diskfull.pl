@@ -42,5 +42,75 @@ my ($ret, $out, $err) = $node->psql('postgres',
 	"SET srmsort.tablespaces = 'srm_d0, tiny';\n\\set VERBOSITY verbose\n$q");
 like($err, qr/ERROR:  53100/, "the error is ERRCODE_DISK_FULL");
 
+# Disk full during a merge: the sort pauses between its runs and its
+# intermediate merges (SRMSORT_TEST_MERGE_PAUSE_MS) and the test fills the
+# small filesystem meanwhile.  A merge writes into the slots its own reads
+# free, so it often still finishes (then in the right order); with slot
+# reuse turned off (SRMSORT_TEST_NO_SLOT_REUSE) its writes always need new
+# space and fail.
+$node->safe_psql('postgres', q{
+CREATE TABLE m AS SELECT (random() * 1e9)::int8 AS k, repeat(md5(i::text), 3) AS t
+  FROM generate_series(1, 15000) i;
+ANALYZE m;
+});
+my $mq = "SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM m ORDER BY t) s";
+my $native = $node->safe_psql('postgres', "SET srmsort.enabled = off; $mq");
+my $filler = "$small/filler";
+
+# Start the sort, wait until it has written its runs, fill the disk, and
+# return what the sort said.
+sub merge_on_full_disk
+{
+	my ($io) = @_;
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	$bg->query_safe("SET client_min_messages = warning; SET work_mem = '64kB'; "
+		  . "SET srmsort.io_method = $io; SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1';");
+	$bg->query_until(qr/started/, "\\echo started\n$mq;\n");
+	ok( $node->poll_query_until('postgres',
+			"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'merging'"),
+		"$io: the sort wrote its runs and is about to merge");
+	my @onsmall = glob("$small/PG_*/pgsql_tmp/*");
+	ok(@onsmall > 0, "$io: runs live on the small disk");
+	system("dd if=/dev/zero of=$filler bs=64k 2>/dev/null");
+	my $out = $bg->query("SELECT 1;");
+	my $err = $bg->{stderr};
+	$bg->quit;
+	unlink $filler;
+	is_deeply([ SrmTest::temp_files($node) ], [], "$io: no workfile left on any disk");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0', "$io: no job left");
+	return ($out, $err);
+}
+
+for my $reuse (1, 0)
+{
+	$node->stop;
+	{
+		local $ENV{SRMSORT_TEST_MERGE_PAUSE_MS} = '3000';
+		local $ENV{SRMSORT_TEST_NO_SLOT_REUSE} = '1' unless $reuse;
+		$node->start;
+	}
+	for my $io ('io_uring', 'sync')
+	{
+		my ($out, $err) = merge_on_full_disk($io);
+		if ($reuse)
+		{
+			# mostly the merges' output fits where their input was; when a
+			# merge needs a few more blocks on the full disk, it fails cleanly
+			ok( $out eq "$native\n1"
+				  || $err =~ /could not write to file "[^"]*pgsql_tmp[^"]*": No space left on device/,
+				"$io: a merge on a full disk returns the native order or PostgreSQL's error")
+			  or diag("out: $out\nerr: $err");
+		}
+		else
+		{
+			like($err, qr/could not write to file "[^"]*pgsql_tmp[^"]*": No space left on device/,
+				"$io: a merge that needs space fails with PostgreSQL's error naming the file");
+		}
+		is($node->safe_psql('postgres', "SET work_mem = '1MB'; "
+			  . "SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1'; $mq"), $native,
+			"$io: the next sort works on the same disks once there is room");
+	}
+}
+
 $node->stop;
 done_testing();
