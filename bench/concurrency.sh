@@ -76,7 +76,7 @@ for n in $LOADS; do
             "$SRM_BIN/pgbench" -n -M simple -h "$SRM_TMP/sock" -p "$SRM_PORT" -U postgres \
             -c "$n" -j 2 -T "$SECS" -f "$script" --log --log-prefix=lat postgres >pgbench.out 2>&1) ||
             { cat "$logdir/pgbench.out"; srm_die "pgbench failed"; }
-        line=$(python3 - "$logdir" "$SECS" <<'PY'
+        line=$("$SRM_PYTHON" - "$logdir" "$SECS" <<'PY'
 import glob, statistics, sys
 lat = []
 for f in glob.glob(sys.argv[1] + "/lat*"):
@@ -93,7 +93,7 @@ PY
         echo "  clients=$n $sys: tps,mean_ms,p95_ms,n = $line"
     done
 done
-python3 - "$csv" "$out/concurrency$SUFFIX.md" "$EMULATED" "$MBPS" <<'PY'
+"$SRM_PYTHON" - "$csv" "$out/concurrency$SUFFIX.md" "$EMULATED" "$MBPS" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 with open(sys.argv[2], "w") as f:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/emulated_disks.sh — the parallel-disk experiment: D emulated disks
 # of a fixed bandwidth each (../shared/tools/emulated-disks.sh: loop devices
-# capped by cgroup-v1 blkio), D = 1, 2, 4, comparing srmsort's SRM and DSM
+# capped by cgroup-v1 blkio), D = 1, 2, 4, 8, comparing srmsort's SRM and DSM
 # merges with PostgreSQL's own sort using the same disks as
 # temp_tablespaces.  The counterpart of the SRM paper's Tables 1-2.
 #
@@ -11,14 +11,14 @@
 # feel the cap, but its reads may come from the cache: native figures are
 # flattering).  Each run starts after emulated-disks.sh dropcache.
 #
-# Needs root.  Environment: D_LIST (default "1 2 4"), MBPS (100), ROWS
+# Needs root.  Environment: D_LIST (default "1 2 4 8"), MBPS (100), ROWS
 # (5000000), WORK_MEM (4MB), REPS (1).  Results: bench/results/emulated.md
-# and .csv.
+# and .csv, and with matplotlib bench/results/emulated_speedup.png.
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
 TOOL=${SRMDISKS_TOOL:-$SRM_REPO/../shared/tools/emulated-disks.sh}
-D_LIST=${D_LIST:-"1 2 4"}
+D_LIST=${D_LIST:-"1 2 4 8"}
 MBPS=${MBPS:-100}
 ROWS=${ROWS:-5000000}
 WORK_MEM=${WORK_MEM:-4MB}
@@ -29,6 +29,7 @@ D_MAX=$(echo $D_LIST | tr ' ' '\n' | sort -n | tail -1)
 [ -f "$TOOL" ] || srm_die "emulated-disks.sh not found at $TOOL (set SRMDISKS_TOOL)"
 
 srm_packages
+srm_bench_packages
 srm_setup_tmp
 srm_build
 SRMDISKS_OWNER=postgres bash "$TOOL" up "$D_MAX" "$MBPS"
@@ -67,7 +68,7 @@ $set
 EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) SELECT * FROM t ORDER BY k OFFSET 1e12;
 SQL
 )
-            line=$(python3 - "$json" <<'PY'
+            line=$("$SRM_PYTHON" - "$json" <<'PY'
 import json, sys
 p = json.loads(sys.argv[1])[0]
 n = p["Plan"]["Plans"][0]
@@ -82,7 +83,7 @@ PY
     done
 done
 
-python3 - "$csv" "$out/emulated.md" <<'PY'
+"$SRM_PYTHON" - "$csv" "$out/emulated.md" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 with open(sys.argv[2], "w") as f:
@@ -99,4 +100,27 @@ with open(sys.argv[2], "w") as f:
                 d, s, med[s], med["native"] / med[s], r["method"], r["runs"], r["merge_order"],
                 r["passes"], r["nu"], r["stalls"], r["io_wait_ms"]))
 print(open(sys.argv[2]).read())
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no plot", file=sys.stderr)
+    sys.exit(0)
+import os
+ds = sorted({int(r["disks"]) for r in rows})
+fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+for s in ("native", "srm", "dsm"):
+    t = [statistics.median(float(r["seconds"]) for r in rows if int(r["disks"]) == d and r["system"] == s)
+         for d in ds]
+    a1.plot(ds, t, marker="o", label=s)
+    a2.plot(ds, [t[0] / x for x in t], marker="o", label=s)
+a2.plot(ds, [d / ds[0] for d in ds], linestyle=":", color="grey", label="linear")
+a1.set_xlabel("disks D"); a1.set_ylabel("seconds"); a1.set_title("time vs D")
+a2.set_xlabel("disks D"); a2.set_ylabel("speedup over D=%d" % ds[0]); a2.set_title("speedup vs D")
+for a in (a1, a2):
+    a.set_xticks(ds); a.legend()
+fig.suptitle("%s rows, work_mem %s, %s MB/s per disk" % (rows[0]["rows"], rows[0]["work_mem"], rows[0]["mbps"]))
+fig.tight_layout()
+fig.savefig(os.path.join(os.path.dirname(sys.argv[2]), "emulated_speedup.png"), dpi=100)
 PY

@@ -22,6 +22,7 @@ for a in "$@"; do
 done
 
 srm_packages
+srm_bench_packages
 srm_setup_tmp
 srm_build
 SRM_EXTRA_CONF="shared_buffers = '1GB'
@@ -31,5 +32,5 @@ srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 mkdir -p "$SRM_REPO/bench/results"
 chmod 777 "$SRM_REPO/bench/results" 2>/dev/null || true
 srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-    python3 "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
+    "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
     --out "$SRM_REPO/bench/results" "${ARGS[@]}"

@@ -22,4 +22,4 @@ mkdir -p "$SRM_REPO/bench/results"
 chmod 777 "$SRM_REPO/bench/results" 2>/dev/null || true
 srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
     PYTHONPATH="$SRM_REPO/bench" \
-    python3 "$SRM_REPO/bench/index_bench.py" --out "$SRM_REPO/bench/results" "$@"
+    "$SRM_PYTHON" "$SRM_REPO/bench/index_bench.py" --out "$SRM_REPO/bench/results" "$@"

@@ -70,6 +70,25 @@ srm_packages() {
     [ -x "$SRM_BIN/initdb" ] || srm_die "PostgreSQL $SRM_PG_MAJOR binaries not found in $SRM_BIN"
 }
 
+# The benchmarks run Debian's Python (its python3-matplotlib draws the
+# plots), not whatever python3 comes first in PATH.
+if [ -x /usr/bin/python3 ]; then SRM_PYTHON=/usr/bin/python3; else SRM_PYTHON=python3; fi
+
+# The benchmarks' plots need matplotlib: installed as root when missing
+# (best effort; without it the benchmarks write their tables only).
+srm_bench_packages() {
+    "$SRM_PYTHON" -c 'import matplotlib' 2>/dev/null && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        srm_log "installing python3-matplotlib for the plots"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 &&
+              DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null 2>&1; } ||
+            srm_log "python3-matplotlib could not be installed: no plots"
+    else
+        srm_log "python3-matplotlib is missing (as root: apt-get install python3-matplotlib): no plots"
+    fi
+}
+
 # Remove clusters of interrupted earlier runs (only our own prefix).
 srm_clean_leftovers() {
     local d pid

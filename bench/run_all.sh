@@ -1,0 +1,22 @@
+#!/bin/bash
+# bench/run_all.sh — every benchmark's default set, one after the other:
+#
+#   1. ORDER BY, native vs srmsort srm / dsm (bench/run_bench.sh);
+#   2. CREATE INDEX, native (parallel and serial) vs srmsort
+#      (bench/run_index_bench.sh);
+#   3. the parallel-disk experiment on D = 1, 2, 4, 8 emulated disks
+#      (bench/emulated_disks.sh; root only, skipped otherwise).
+#
+# Results, tables and plots land in bench/results/.  About 45 minutes on the
+# project's 2-core machine.  The concurrency benchmark (bench/concurrency.sh)
+# is not part of it: it measures throughput under load, not one sort.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+"$here/run_bench.sh"
+"$here/run_index_bench.sh"
+if [ "$(id -u)" -eq 0 ]; then
+    "$here/emulated_disks.sh"
+else
+    echo "run_all: the emulated-disk experiment needs root; skipped" >&2
+fi
