@@ -120,7 +120,12 @@ def main():
     ap.add_argument("--tablespaces", default="",
                     help="srmsort.tablespaces (and temp_tablespaces for native)")
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw the plot from <out>/results.csv")
     args = ap.parse_args()
+    if args.replot:
+        replot(args.out)
+        return
 
     os.makedirs(args.out, exist_ok=True)
     systems = args.systems.split(",")
@@ -194,29 +199,44 @@ def main():
         f.write("|" + "---|" * len(cols) + "\n")
         for r in results:
             f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+    plot(results, args.out)
+
+def plot(results, out):
+    """time vs rows, one panel per work_mem: a colour per data set, a line
+    style per system (solid native, dashed srm, dotted dsm)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(1, len(args.work_mem.split(",")), figsize=(5 * len(args.work_mem.split(",")), 4))
-        if not hasattr(axes, "__len__"):
-            axes = [axes]
-        for ax, wm in zip(axes, args.work_mem.split(",")):
-            for ds in args.datasets.split(","):
-                for s in systems:
-                    pts = [(r["rows"], r["median_s"]) for r in results
-                           if r["work_mem"] == wm and r["system"] == s and r["dataset"] == ds]
-                    if pts:
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                                label="%s %s" % (ds, s))
-            ax.set_title("work_mem %s" % wm)
-            ax.set_xlabel("rows")
-            ax.set_ylabel("seconds")
-            ax.legend(fontsize=6)
-        fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "time_vs_rows.png"), dpi=100)
     except ImportError:
         print("matplotlib not installed: no plot", file=sys.stderr)
+        return
+    wms = list(dict.fromkeys(r["work_mem"] for r in results))
+    datasets = list(dict.fromkeys(r["dataset"] for r in results))
+    systems = list(dict.fromkeys(r["system"] for r in results))
+    styles = {"native": "-", "srm": "--", "dsm": ":"}
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(1, len(wms), figsize=(5 * len(wms), 4.2), squeeze=False)
+    for ax, wm in zip(axes[0], wms):
+        for i, ds in enumerate(datasets):
+            for s in systems:
+                pts = sorted((int(r["rows"]), float(r["median_s"])) for r in results
+                             if r["work_mem"] == wm and r["system"] == s and r["dataset"] == ds)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                            linestyle=styles.get(s, "-."), color=colours[i % len(colours)],
+                            label="%s %s" % (ds, s))
+        ax.set_title("work_mem %s" % wm)
+        ax.set_xlabel("rows")
+        ax.set_ylabel("seconds (median)")
+        ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "time_vs_rows.png"), dpi=100)
+
+
+def replot(out):
+    with open(os.path.join(out, "results.csv")) as f:
+        plot(list(csv.DictReader(f)), out)
 
 
 if __name__ == "__main__":
