@@ -30,6 +30,23 @@ LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 CREATE VIEW srmsort_disks AS SELECT * FROM srmsort_disks();
 
+-- Per partition: the disks grouped by the partition they were last used
+-- in.  A job uses every disk of its partition, so the busiest disk's count
+-- is the partition's number of active jobs.
+CREATE VIEW srmsort_partitions AS
+  SELECT partition,
+         count(*)::int AS disks,
+         string_agg(tablespace, ', ' ORDER BY tablespace) AS tablespaces,
+         max(active_jobs) AS active_jobs,
+         sum(bytes_in_flight)::bigint AS bytes_in_flight,
+         sum(bytes_read)::bigint AS bytes_read,
+         sum(bytes_written)::bigint AS bytes_written,
+         sum(reads)::bigint AS reads,
+         sum(writes)::bigint AS writes,
+         sum(busy_ms) AS busy_ms
+    FROM srmsort_disks
+   GROUP BY partition;
+
 -- One row per running srmsort sort.
 CREATE FUNCTION srmsort_activity(
     OUT pid int,
@@ -51,5 +68,5 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'srmsort_stats_reset'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
-GRANT SELECT ON srmsort_disks, srmsort_activity TO PUBLIC;
+GRANT SELECT ON srmsort_disks, srmsort_partitions, srmsort_activity TO PUBLIC;
 REVOKE ALL ON FUNCTION srmsort_stats_reset() FROM PUBLIC;

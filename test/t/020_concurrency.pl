@@ -44,6 +44,10 @@ my $disks = $node->safe_psql('postgres',
 	"SELECT string_agg(tablespace || ':' || active_jobs || ':' || partition, ',' ORDER BY tablespace)
 	   FROM srmsort_disks WHERE tablespace LIKE 'srm_d%'");
 is($disks, "srm_d0:1:0,srm_d1:1:0,srm_d2:1:1,srm_d3:1:1", "each disk serves one job");
+is($node->safe_psql('postgres',
+	"SELECT string_agg(partition || ':' || disks || ':' || active_jobs, ',' ORDER BY partition)
+	   FROM srmsort_partitions WHERE tablespaces LIKE 'srm_d%'"),
+	"0:2:1,1:2:1", "per partition: two disks, one job each");
 my $inflight = $node->safe_psql('postgres',
 	"SELECT min(bytes_in_flight) >= 0, sum(bytes_in_flight) FROM srmsort_disks");
 like($inflight, qr/^t\|\d+$/, "bytes in flight counted, never negative ($inflight)");

@@ -2,7 +2,7 @@
 # specifications and settings; srmsort's result against PostgreSQL's own
 # (ordered keys by type equality + row multiset, see sql/05_helpers.sql).
 # Seeded: SRMSORT_SEED=n reproduces a run; the seed is printed.  The test
-# command runs 150 cases; --long (SRMSORT_LONG=1) runs 2000.
+# command runs 300 cases; --long (SRMSORT_LONG=1) runs 2000.
 use strict;
 use warnings;
 use File::Basename;
@@ -12,7 +12,7 @@ use Test::More;
 use SrmTest;
 
 my $seed = $ENV{SRMSORT_SEED} // (time() % 1000000);
-my $cases = $ENV{SRMSORT_LONG} ? 2000 : 150;
+my $cases = $ENV{SRMSORT_LONG} ? 2000 : 300;
 note("seed: $seed (rerun with SRMSORT_SEED=$seed)");
 srand($seed);
 

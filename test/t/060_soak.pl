@@ -70,7 +70,7 @@ my $rss_before = $bg->query_safe($rss);
 my ($out, $err) = ('', '');
 my $ok = IPC::Run::run(
 	[ 'pgbench', '-n', '-M', 'simple', '-h', $node->host, '-p', $node->port,
-	  '-c', '8', '-j', '2', '-T', $secs, '-f', "$dir/sort.sql\@3",
+	  '-c', '16', '-j', '2', '-T', $secs, '-f', "$dir/sort.sql\@3",
 	  '-f', "$dir/join.sql\@1", '-f', "$dir/index.sql\@1",
 	  '-f', "$dir/cancel.sql\@1", 'postgres' ],
 	'>', \$out, '2>', \$err);
