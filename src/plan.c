@@ -12,9 +12,9 @@
  *	   which only pays when PostgreSQL's top-N heapsort could not keep the
  *	   bound in memory either (measured: LIMIT 100 of 5M rows is faster
  *	   native, LIMIT 2.5M of 5M is 1.9x faster through srmsort),
- *	 - is expected to receive at least srmsort.min_input_size bytes (by
- *	   default the sort's memory budget, work_mem: only sorts expected to
- *	   spill), and
+ *	 - would take PostgreSQL's own sort at least srmsort.min_input_size
+ *	   bytes of memory by the planner's estimates (by default the sort's
+ *	   budget, work_mem: only sorts PostgreSQL would spill), and
  *	 - has the plain target list setrefs gives a Sort,
  *
  * by a CustomScan that keeps the Sort's whole Plan header (plan_node_id,
@@ -67,6 +67,29 @@ input_bytes(Plan *child)
 }
 
 /*
+ * native_sort_bytes
+ *		The memory PostgreSQL's own sort would take for the input: per tuple
+ *		a SortTuple (24 bytes), the memory chunk header of its copy (24 bytes
+ *		in PostgreSQL 15's generation context, 8 from 16 on) and the
+ *		MinimalTuple (16-byte header and the data).  cost_sort's figure (the
+ *		width plus a heap tuple header) is about half of that for narrow
+ *		rows, so sorts it expects in memory often spill; whether PostgreSQL's
+ *		sort would spill is what decides here.
+ */
+static double
+native_sort_bytes(Plan *child)
+{
+#if PG_VERSION_NUM >= 160000
+	const double chunk_header = 8;
+#else
+	const double chunk_header = 24;
+#endif
+
+	return child->plan_rows *
+		(24 + chunk_header + MAXALIGN(16 + child->plan_width));
+}
+
+/*
  * plain_tlist
  *		Does the Sort return its child's columns in order (Vars referring to
  *		OUTER_VAR in the same position, or Consts)?
@@ -114,10 +137,10 @@ eligible(Sort *sort, double bound)
 	if (child == NULL || sort->numCols <= 0 || bound == UNKNOWN_BOUND)
 		return false;
 	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size : work_mem) * 1024.0;
-	if (input_bytes(child) < threshold)
+	if (native_sort_bytes(child) < threshold)
 		return false;
 	/* a bound that fits in memory: PostgreSQL's top-N heapsort is better */
-	if (bound > 0 && bound * input_bytes(child) / Max(child->plan_rows, 1) < work_mem * 1024.0)
+	if (bound > 0 && bound * native_sort_bytes(child) / Max(child->plan_rows, 1) < work_mem * 1024.0)
 		return false;
 	return plain_tlist(sort);
 }

@@ -125,10 +125,11 @@ define_settings(void)
 							check_block_size, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.min_input_size",
-							"Smallest estimated sort input that srmsort takes.",
-							"Sorts the planner expects to be smaller stay with "
-							"PostgreSQL's sort.  -1 means the sort's memory budget "
-							"(work_mem), so that only sorts expected to spill are taken.",
+							"Smallest sort that srmsort takes.",
+							"Measured as the memory PostgreSQL's own sort would need by "
+							"the planner's estimates; smaller sorts stay with PostgreSQL's "
+							"sort.  -1 means the sort's memory budget (work_mem), so that "
+							"only sorts PostgreSQL would spill are taken.",
 							&srmsort_min_input_size, -1, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
