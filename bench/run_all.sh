@@ -7,7 +7,7 @@
 #   3. the parallel-disk experiment on D = 1, 2, 4, 8 emulated disks
 #      (bench/emulated_disks.sh; root only, skipped otherwise).
 #
-# Results, tables and plots land in bench/results/.  About 45 minutes on the
+# Results, tables and plots land in bench/results/.  About 35 minutes on the
 # project's 2-core machine.  The concurrency benchmark (bench/concurrency.sh)
 # is not part of it: it measures throughput under load, not one sort.
 set -euo pipefail
