@@ -34,11 +34,13 @@ EXPLAIN (COSTS OFF) EXECUTE lim(20000);
 RESET plan_cache_mode;
 DEALLOCATE lim;
 EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;            -- fits: native
--- cost_sort's figure for mid (15000 x 40 bytes) fits in 1MB, but
+-- with srmsort.min_input_size = -1 only sorts PostgreSQL would spill are
+-- taken.  cost_sort's figure for mid (15000 x 40 bytes) fits in 1MB, but
 -- PostgreSQL's sort needs twice that and spills: srmsort takes it
 CREATE TABLE mid AS SELECT i::int8 AS a, (i * 7919 % 15000)::int8 AS b
   FROM generate_series(1, 15000) i;
 ANALYZE mid;
+SET srmsort.min_input_size = -1;
 SET work_mem = '1MB';
 SET srmsort.enabled = off;
 SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
@@ -46,6 +48,8 @@ RESET srmsort.enabled;
 SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
 SELECT * FROM srm_diff('SELECT * FROM mid ORDER BY b', 'b');
 SET work_mem = '2MB';                                           -- fits: native
+SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
+RESET srmsort.min_input_size;                          -- default 64kB: taken
 SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
 SET work_mem = '64kB';
 SET srmsort.enabled = off;

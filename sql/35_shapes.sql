@@ -58,10 +58,15 @@ EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;
 SET srmsort.min_input_size = '1GB';
 EXPLAIN (COSTS OFF) SELECT * FROM big ORDER BY k;
 RESET srmsort.min_input_size;
--- the default (-1) follows work_mem
+-- by default (64kB) srmsort also takes sorts that fit in work_mem ...
 SET work_mem = '1GB';
 EXPLAIN (COSTS OFF) SELECT * FROM big ORDER BY k;
+-- ... and -1 follows work_mem: only sorts PostgreSQL would spill
+SET srmsort.min_input_size = -1;
+EXPLAIN (COSTS OFF) SELECT * FROM big ORDER BY k;
 SET work_mem = '64kB';
+EXPLAIN (COSTS OFF) SELECT * FROM big ORDER BY k;
+RESET srmsort.min_input_size;
 
 -- the kill switch
 SET srmsort.enabled = off;

@@ -7,8 +7,9 @@
  * relcache entry for the duration of a CREATE INDEX or REINDEX.  It decides
  * first whether srmsort should build at all (srmsort.enabled,
  * srmsort.create_index, and an input estimate of at least
- * srmsort.min_input_size, by default maintenance_work_mem: only builds whose
- * sort would spill) and otherwise calls PostgreSQL's btbuild unchanged.
+ * srmsort.min_input_size, default 64kB; -1 means maintenance_work_mem: only
+ * builds whose sort would spill) and otherwise calls PostgreSQL's btbuild
+ * unchanged.
  *
  * The build mirrors btbuild's serial path: the table AM's index build scan
  * (which evaluates expressions and predicates, follows HOT chains and

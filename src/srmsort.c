@@ -35,7 +35,7 @@ PG_MODULE_MAGIC;
 bool		srmsort_enabled = true;
 char	   *srmsort_tablespaces = NULL;
 int			srmsort_block_size = 256;	/* kB */
-int			srmsort_min_input_size = -1;	/* kB; -1 = the sort's budget */
+int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
 int			srmsort_io_method = SRM_IO_METHOD_IO_URING;
 bool		srmsort_direct_io = false;
 int			srmsort_merge_strategy = SRM_MERGE_SRM;
@@ -128,9 +128,10 @@ define_settings(void)
 							"Smallest sort that srmsort takes.",
 							"Measured as the memory PostgreSQL's own sort would need by "
 							"the planner's estimates; smaller sorts stay with PostgreSQL's "
-							"sort.  -1 means the sort's memory budget (work_mem), so that "
-							"only sorts PostgreSQL would spill are taken.",
-							&srmsort_min_input_size, -1, -1, MAX_KILOBYTES,
+							"sort.  -1 means the sort's memory budget (work_mem, or "
+							"maintenance_work_mem for CREATE INDEX), so that only sorts "
+							"PostgreSQL would spill are taken.",
+							&srmsort_min_input_size, 64, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
