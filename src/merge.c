@@ -74,6 +74,14 @@ typedef struct SrmPlaceholder
 	dlist_node	run_node;
 } SrmPlaceholder;
 
+/* A node of the normalized-key loser tree (see loser_replay). */
+typedef struct SrmLoser
+{
+	uint64		key;			/* the input's normalized first key */
+	int32		rank;			/* NULL rank, or SRM_RANK_DONE */
+	int32		idx;			/* the input */
+} SrmLoser;
+
 typedef struct SrmInput
 {
 	SrmRun	   *run;
@@ -130,6 +138,7 @@ struct SrmMerge
 	SrmTuple   *cur;
 	bool	   *done;
 	int		   *tree;
+	SrmLoser   *ltree;			/* normalized keys: the tree with keys inline */
 	int			nlive;
 };
 
@@ -142,7 +151,7 @@ static void srm_prepare_reads(SrmMerge *m);
 Size
 SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
 {
-	return (Size) nbufs * (ts->block_size + SRM_IO_ALIGN + sizeof(SrmBuf)) +
+	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmBuf)) +
 		(Size) nruns * (sizeof(SrmInput) + sizeof(SrmTuple) + 4 * sizeof(SrmPlaceholder));
 }
 
@@ -589,6 +598,92 @@ dsm_next_block(SrmMerge *m, int r)
 /* ---------- the main merge: a loser tree ---------- */
 
 /*
+ * With normalized keys each node of the tree holds its loser's key and NULL
+ * rank next to the input number, so replaying a path compares registers
+ * with one node after another instead of chasing input numbers to tuples
+ * (measured: the replay's loads of tree, done and cur were most of the
+ * merge's time).  A finished input ranks after everything.
+ */
+#define SRM_RANK_DONE	3
+
+static inline void
+loser_leaf(SrmMerge *m, int r, SrmLoser *l)
+{
+	l->key = (uint64) m->cur[r].datum1;
+	l->rank = m->done[r] ? SRM_RANK_DONE : m->cur[r].nrank;
+	l->idx = r;
+}
+
+static inline bool
+loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
+{
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->rank != SRM_RANK_DONE)
+	{
+		int			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx],
+											 m->keys);
+
+		if (cmp != 0)
+			return cmp < 0;
+	}
+	return a->idx < b->idx;
+}
+
+static void
+loser_init(SrmMerge *m)
+{
+	int			K = m->nruns;
+	SrmLoser   *winner = palloc(2 * K * sizeof(SrmLoser));
+	int			i;
+
+	for (i = 0; i < K; i++)
+		loser_leaf(m, i, &winner[K + i]);
+	for (i = K - 1; i >= 1; i--)
+	{
+		SrmLoser   *l = &winner[2 * i],
+				   *r = &winner[2 * i + 1];
+
+		if (loser_beats(m, l, r))
+		{
+			winner[i] = *l;
+			m->ltree[i] = *r;
+		}
+		else
+		{
+			winner[i] = *r;
+			m->ltree[i] = *l;
+		}
+	}
+	m->ltree[0] = K > 1 ? winner[1] : winner[K];
+	pfree(winner);
+}
+
+static inline void
+loser_replay(SrmMerge *m, int r)
+{
+	SrmLoser	w;
+	SrmLoser   *tree = m->ltree;
+	int			node = (r + m->nruns) / 2;
+
+	loser_leaf(m, r, &w);
+	while (node >= 1)
+	{
+		if (loser_beats(m, &tree[node], &w))
+		{
+			SrmLoser	t = tree[node];
+
+			tree[node] = w;
+			w = t;
+		}
+		node /= 2;
+	}
+	tree[0] = w;
+}
+
+/*
  * The main merge is a tournament ("loser") tree over the R inputs: leaf r
  * holds input r's current tuple; every inner node keeps the loser of the
  * match played there and tree[0] the overall winner.  Replacing the winner
@@ -735,6 +830,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	int			D = ts->ndisks;
 	int			r,
 				i;
+	char	   *bufmem;
 
 	m->cxt = cxt;
 	m->ts = ts;
@@ -747,14 +843,18 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
-	m->tree = palloc0(Max(nruns, 1) * sizeof(int));
+	if (keys->norm != SRM_NORM_NONE)
+		m->ltree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
+	else
+		m->tree = palloc0(Max(nruns, 1) * sizeof(int));
 	if (dsm)
 		nbufs = 2 * D * nruns;
 	m->nbufs = nbufs;
 	m->bufs = palloc0(nbufs * sizeof(SrmBuf));
+	bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
 	for (i = 0; i < nbufs; i++)
 	{
-		m->bufs[i].data = SrmTapeAllocBuffer(ts, cxt);
+		m->bufs[i].data = bufmem + (Size) i * ts->block_size;
 		put_buf(m, &m->bufs[i]);
 	}
 	dlist_init(&m->lq);
@@ -831,7 +931,10 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		if (!m->done[r])
 			m->nlive++;
 	}
-	tree_init(m);
+	if (m->ltree)
+		loser_init(m);
+	else
+		tree_init(m);
 
 	MemoryContextSwitchTo(old);
 	return m;
@@ -870,7 +973,7 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 	if (m->nlive == 0)
 		return false;
 
-	r = m->tree[0];
+	r = m->ltree ? m->ltree[0].idx : m->tree[0];
 	*out = m->cur[r];
 	if (m->inputs[r].big_in_heap == out->tuple)
 	{
@@ -882,7 +985,10 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		m->done[r] = true;
 		m->nlive--;
 	}
-	tree_replay(m, r);
+	if (m->ltree)
+		loser_replay(m, r);
+	else
+		tree_replay(m, r);
 
 	if (m->pause)
 	{

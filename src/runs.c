@@ -241,6 +241,7 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 									  ALLOCSET_DEFAULT_SIZES);
 	/* chunks of 1/16 of the budget, 32kB to 1MB */
 	load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
+	load->chunk_cap = 0;
 	load->maxtuples = SRM_INITIAL_TUPLES;
 	load->tuples = palloc(load->maxtuples * sizeof(SrmTuple));
 }
@@ -257,7 +258,12 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 	len = MAXALIGN(len);
 	if (len > load->arena_left)
 	{
-		Size		sz = Max(load->chunk_size, len);
+		Size		sz = load->chunk_size;
+
+		if (load->chunk_cap > 0 && load->chunk_cap < sz)
+			sz = load->chunk_cap;
+		sz = Max(sz, len);
+		load->chunk_cap = 0;
 
 		load->arena_pos = MemoryContextAllocHuge(load->cxt, sz);
 		load->arena_left = sz;
@@ -278,13 +284,30 @@ bool
 SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 {
 	Size		extra = load->maxtuples * sizeof(SrmTuple);
+	int64		newmax = load->maxtuples * 2;
 
-	if (used + extra > budget ||
-		(load->maxtuples * 2) * sizeof(SrmTuple) > MaxAllocHugeSize)
+	if (used + extra > budget)
+	{
+		/*
+		 * Doubling does not fit: a last step to as many slots as the rest
+		 * of the budget holds at the average tuple size so far.  Without
+		 * it a run fills the budget only as far as a power of two of slots
+		 * happens to (measured: runs of half the budget, twice the runs).
+		 */
+		Size		arena_used = load->arena_bytes - load->arena_left;
+		double		per;
+
+		if (load->ntuples == 0 || used >= budget)
+			return false;
+		per = sizeof(SrmTuple) + (double) arena_used / load->ntuples;
+		newmax = load->maxtuples + (int64) ((budget - used) / per);
+		if (newmax - load->maxtuples < load->maxtuples / 32 + 16)
+			return false;
+	}
+	if (newmax * sizeof(SrmTuple) > MaxAllocHugeSize)
 		return false;
-	load->tuples = repalloc_huge(load->tuples,
-								 load->maxtuples * 2 * sizeof(SrmTuple));
-	load->maxtuples *= 2;
+	load->tuples = repalloc_huge(load->tuples, newmax * sizeof(SrmTuple));
+	load->maxtuples = newmax;
 	return true;
 }
 
@@ -371,4 +394,34 @@ SrmMemLoadReset(SrmMemLoad *load)
 	load->arena_pos = NULL;
 	load->arena_left = 0;
 	load->arena_bytes = 0;
+	load->chunk_cap = 0;
+}
+
+/*
+ * SrmMemLoadFit
+ *		After a run was written (the load is empty): size the tuple array
+ *		so that array and arena fill room bytes together at avglen arena
+ *		bytes per tuple, the last run's average.  Sized once by doubling,
+ *		the array would leave a run a fifth of its budget short (measured
+ *		at 4MB, where the write buffers join the budget after the first
+ *		run).
+ */
+void
+SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
+{
+	MemoryContext cxt;
+	int64		target;
+
+	Assert(load->ntuples == 0);
+	target = (int64) (room / (sizeof(SrmTuple) + avglen));
+	target = Max(target, SRM_INITIAL_TUPLES);
+	if ((Size) target * sizeof(SrmTuple) > MaxAllocHugeSize)
+		target = MaxAllocHugeSize / sizeof(SrmTuple);
+	if (target > load->maxtuples - load->maxtuples / 32 &&
+		target < load->maxtuples + load->maxtuples / 32)
+		return;
+	cxt = GetMemoryChunkContext(load->tuples);
+	pfree(load->tuples);
+	load->tuples = MemoryContextAllocHuge(cxt, target * sizeof(SrmTuple));
+	load->maxtuples = target;
 }

@@ -28,6 +28,7 @@ typedef struct SrmMemLoad
 	Size		arena_left;
 	Size		arena_bytes;	/* bytes of arena chunks allocated */
 	Size		chunk_size;
+	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
 } SrmMemLoad;
 
 extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
@@ -37,6 +38,7 @@ extern void SrmMemLoadAdd(SrmMemLoad *load, void *tuple);
 extern void SrmMemLoadSort(SrmMemLoad *load);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
+extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
 
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size

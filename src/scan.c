@@ -67,7 +67,7 @@ struct SrmScan
 Size
 SrmScanMemory(SrmTapeSet *ts, SrmRun *run, int nbufs)
 {
-	return (Size) nbufs * (ts->block_size + SRM_IO_ALIGN + sizeof(SrmScanBuf)) +
+	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
 		(Size) run->nblocks * 2 * sizeof(int64);
 }
 
@@ -86,6 +86,7 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 	int64		b;
 	int64		ord = 0;
 	int			i;
+	char	   *bufmem;
 
 	scan->ts = ts;
 	scan->run = run;
@@ -107,9 +108,10 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 	scan->head_first[scan->nheads] = ord;
 
 	scan->bufs = palloc0(scan->nbufs * sizeof(SrmScanBuf));
+	bufmem = SrmTapeAllocBuffers(ts, cxt, scan->nbufs, NULL);
 	for (i = 0; i < scan->nbufs; i++)
 	{
-		scan->bufs[i].data = SrmTapeAllocBuffer(ts, cxt);
+		scan->bufs[i].data = bufmem + (Size) i * ts->block_size;
 		scan->bufs[i].head = -1;
 	}
 	MemoryContextSwitchTo(old);

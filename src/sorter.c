@@ -5,7 +5,7 @@
  *
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
- * size is chosen (the configured one, or a smaller one down to 32kB when
+ * size is chosen (the configured one, or a smaller one down to 16kB when
  * that saves a merge pass for the expected input), the workfile disks are
  * opened, and every memory load is sorted and written as a run striped
  * over the disks from a random start disk (SRM) or from disk 0 (DSM).
@@ -77,6 +77,7 @@ struct SrmSorter
 	int			maxruns;
 	int			nwbufs;
 	char	  **wbufs;
+	char	   *wbufs_raw;		/* the allocation behind wbufs */
 	SrmIo	   *wios;
 	SrmMerge   *merge;
 	SrmScan    *scan;
@@ -108,7 +109,7 @@ mem_used(SrmSorter *s)
 	Size		used = SrmMemLoadBytes(&s->load);
 	int			i;
 
-	used += (Size) s->nwbufs * (s->block_size + SRM_IO_ALIGN);
+	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
 	for (i = 0; i < s->nruns; i++)
 		used += s->runs[i]->forecast_bytes;
 	return used;
@@ -226,17 +227,21 @@ srm_order(SrmSorter *s, double nbufs, int D)
 
 /*
  * choose_block_size
- *		The largest block size, between 32kB and srmsort.block_size, that
+ *		The largest block size, between 16kB and srmsort.block_size, that
  *		gives the minimal number of merge passes for the expected input.
  */
 static int
 choose_block_size(SrmSorter *s, int D)
 {
-	/* without an estimate, or with a small one, expect a large input */
+	/*
+	 * Without an estimate, or with a small one, expect a large input.  A
+	 * run holds about 0.75 of the budget in run bytes (the tuple slots and
+	 * the write buffers take the rest).
+	 */
 	double		est = Max(s->est_input,
 						  (double) (s->est_input > 0 ? 2 : 64) * s->budget);
-	double		nruns = ceil(est / (0.9 * s->budget));
-	int			best = SRM_MIN_BLOCK_KB * 1024;
+	double		nruns = ceil(est / (0.7 * s->budget));
+	int			best = SRM_MIN_AUTO_BLOCK_KB * 1024;
 	int			best_p1 = INT_MAX;
 	int			best_p4 = INT_MAX;
 	int			B;
@@ -246,9 +251,9 @@ choose_block_size(SrmSorter *s, int D)
 	 * fewest for four times as many (an extra pass costs far more than
 	 * smaller blocks do); among equals, the largest block.
 	 */
-	for (B = srmsort_block_size * 1024; B >= SRM_MIN_BLOCK_KB * 1024; B /= 2)
+	for (B = srmsort_block_size * 1024; B >= SRM_MIN_AUTO_BLOCK_KB * 1024; B /= 2)
 	{
-		double		per = B + SRM_IO_ALIGN;
+		double		per = B + SRM_BUF_SLACK;
 		int			rf = srm_order(s, s->budget / per, D);
 		int			ri = srm_order(s, s->budget / per - 2.0 * D, D);
 		int			p1 = passes_for(nruns, rf, ri);
@@ -299,8 +304,9 @@ go_external(SrmSorter *s)
 	s->nwbufs = 2 * D;
 	s->wbufs = palloc(s->nwbufs * sizeof(char *));
 	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
-	for (i = 0; i < s->nwbufs; i++)
-		s->wbufs[i] = SrmTapeAllocBuffer(s->ts, s->cxt);
+	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
+	for (i = 1; i < s->nwbufs; i++)
+		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
 
 	s->maxruns = 64;
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
@@ -343,6 +349,8 @@ dump_run(SrmSorter *s)
 	MemoryContext old;
 	SrmRun	   *run;
 	SrmRunWriter *w;
+	double		avglen;
+	Size		other;
 
 	if (s->state == SS_INITIAL)
 		go_external(s);
@@ -350,6 +358,7 @@ dump_run(SrmSorter *s)
 		return;
 
 	old = MemoryContextSwitchTo(s->cxt);
+	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
 	run = new_run(s);
 	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
@@ -359,6 +368,10 @@ dump_run(SrmSorter *s)
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
+	/* the next run: array and arena share what the rest leaves */
+	other = mem_used(s) - SrmMemLoadBytes(&s->load);
+	if (other < s->budget)
+		SrmMemLoadFit(&s->load, s->budget - other, avglen);
 	MemoryContextSwitchTo(old);
 }
 
@@ -377,9 +390,18 @@ make_room(SrmSorter *s, Size len)
 	if (load->ntuples >= load->maxtuples &&
 		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
 		dump_run(s);
-	if (load->ntuples > 0 && MAXALIGN(len) > load->arena_left &&
-		mem_used(s) + Max(load->chunk_size, MAXALIGN(len)) > s->budget)
-		dump_run(s);
+	if (MAXALIGN(len) > load->arena_left)
+	{
+		/* a new arena chunk: smaller than usual if that is what is left */
+		Size		used = mem_used(s);
+		Size		room = used < s->budget ? s->budget - used : 0;
+
+		if (load->ntuples > 0 &&
+			room < Max(MAXALIGN(len), Min(load->chunk_size, 8192)))
+			dump_run(s);
+		else if (load->ntuples > 0 && room < load->chunk_size)
+			load->chunk_cap = room;
+	}
 }
 
 /*
@@ -506,7 +528,7 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 static int
 merge_buffers(SrmSorter *s, double avail)
 {
-	return (int) Max(avail / (s->block_size + SRM_IO_ALIGN), 0);
+	return (int) Max(avail / (s->block_size + SRM_BUF_SLACK), 0);
 }
 
 /*
@@ -655,7 +677,7 @@ merge_all(SrmSorter *s)
 		nbufs = Max(merge_buffers(s, avail) - out_bufs,
 					s->dsm ? 2 * D * k : 2 * k + D);
 		merge_runs_to_one(s, k, nbufs);
-		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	}
 
 	if (s->flags & SRM_SORT_RANDOMACCESS)
@@ -668,8 +690,9 @@ merge_all(SrmSorter *s)
 			nbufs = Max(merge_buffers(s, avail) - out_bufs,
 						s->dsm ? 2 * D * k : 2 * k + D);
 			merge_runs_to_one(s, k, nbufs);
-			note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+			note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 		}
+		pfree(s->wbufs_raw);
 		pfree(s->wbufs);
 		s->wbufs = NULL;
 		s->nwbufs = 0;
@@ -683,6 +706,7 @@ merge_all(SrmSorter *s)
 	}
 
 	/* the final merge: no output buffers */
+	pfree(s->wbufs_raw);
 	pfree(s->wbufs);
 	s->wbufs = NULL;
 	s->nwbufs = 0;
@@ -691,7 +715,7 @@ merge_all(SrmSorter *s)
 	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
 							 &s->counters);
-	note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_IO_ALIGN));
+	note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	s->state = SS_FINALMERGE;
 }
 

@@ -11,7 +11,8 @@
 #ifndef SRMSORT_H
 #define SRMSORT_H
 
-#define SRM_MIN_BLOCK_KB	32
+#define SRM_MIN_BLOCK_KB	32	/* srmsort.block_size's lower limit */
+#define SRM_MIN_AUTO_BLOCK_KB	16	/* ... and that of the automatic choice */
 #define SRM_MAX_BLOCK_KB	(16 * 1024)
 
 typedef enum SrmMergeStrategy

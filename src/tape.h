@@ -152,6 +152,8 @@ SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
 }
 
 extern char *SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt);
+extern char *SrmTapeAllocBuffers(SrmTapeSet *ts, MemoryContext cxt, int n,
+								 char **raw);
 extern void SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							char *buf, SrmIo *io);
 extern void SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno,
