@@ -4,7 +4,7 @@
 Runs against an existing cluster (PGHOST/PGPORT/PGUSER/PGDATABASE in the
 environment; bench/run_bench.sh makes a throwaway one).  For every data set,
 size and work_mem it measures, side by side and alternating the systems
-(A B C A B C ...), the wall time of a query that sorts every row and returns
+(A B C, B C A, C A B, ...), the wall time of a query that sorts every row and returns
 none:
 
     SELECT * FROM t ORDER BY <key> OFFSET 1e12
@@ -27,6 +27,16 @@ import statistics
 import subprocess
 import sys
 import time
+
+
+def out_path(path):
+    """path, made writable: a file left by another user (a git checkout as
+    root, the benchmark running as the cluster's owner) is replaced, which
+    the results directory's mode allows."""
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        os.remove(path)
+    return path
+
 
 DATASETS = {
     # name: (create-table SQL with {rows}, sort key, description)
@@ -148,8 +158,13 @@ def main():
                 rss = {s: [] for s in systems}
                 for s in systems:                       # warm-up, untimed
                     timed(base + SYSTEMS[s], query)
-                for _ in range(args.reps):
-                    for s in systems:                   # A B C A B C ...
+                for rep in range(args.reps):
+                    # A B C, B C A, C A B, ...: the run right after another
+                    # system's sort was measured slower (its temp files'
+                    # page cache being reclaimed), so every system takes
+                    # every position in turn
+                    k = rep % len(systems)
+                    for s in systems[k:] + systems[:k]:
                         ms, kb = timed(base + SYSTEMS[s], query)
                         times[s].append(ms)
                         rss[s].append(kb)
@@ -183,11 +198,11 @@ def main():
                           % (ds, rows, wm, s, row["median_s"], row["min_s"], row["max_s"],
                              row["ratio_to_native"], row["sort_method"]), flush=True)
 
-    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+    with open(out_path(os.path.join(args.out, "results.csv")), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
         w.writerows(results)
-    with open(os.path.join(args.out, "results.md"), "w") as f:
+    with open(out_path(os.path.join(args.out, "results.md")), "w") as f:
         cols = ["dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
                 "max_s", "ratio_to_native", "floor_s", "rows_per_s", "mb_per_s",
                 "peak_rss_mb", "sort_method", "runs", "merge_order", "passes", "nu",
@@ -231,7 +246,7 @@ def plot(results, out):
         ax.set_ylabel("seconds (median)")
         ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "time_vs_rows.png"), dpi=100)
+    fig.savefig(out_path(os.path.join(out, "time_vs_rows.png")), dpi=100)
 
 
 def replot(out):

@@ -31,6 +31,16 @@ import re
 import statistics
 import time
 
+
+def out_path(path):
+    """path, made writable: a file left by another user (a git checkout as
+    root, the benchmark running as the cluster's owner) is replaced, which
+    the results directory's mode allows."""
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        os.remove(path)
+    return path
+
+
 from bench import psql
 
 DATASETS = {
@@ -148,11 +158,11 @@ def main():
                          row["ratio_to_native"], row["ratio_to_native_serial"],
                          row["index_pages"]), flush=True)
 
-    with open(os.path.join(args.out, "index.csv"), "w", newline="") as f:
+    with open(out_path(os.path.join(args.out, "index.csv")), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
         w.writerows(results)
-    with open(os.path.join(args.out, "index.md"), "w") as f:
+    with open(out_path(os.path.join(args.out, "index.md")), "w") as f:
         cols = ["dataset", "rows", "table_mb", "maintenance_work_mem", "system", "median_s",
                 "min_s", "max_s", "ratio_to_native", "ratio_to_native_serial",
                 "index_pages", "index_mb", "peak_rss_mb"]
