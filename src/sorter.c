@@ -532,6 +532,28 @@ merge_buffers(SrmSorter *s, double avail)
 }
 
 /*
+ * merge_nbufs
+ *		Block buffers for a merge of k runs: what memory allows (avail), but
+ *		at least what the merge needs (SRM: 2k + D, DSM: 2D per run) and,
+ *		for SRM, at most SRM_PREFETCH_READS Parallel_Reads beyond that.
+ *		Forecasting reads only blocks that will be needed, so more buffers
+ *		only read further ahead: with all of a 1GB budget as buffers a
+ *		two-run merge faulted in 1GB and read its runs long before using
+ *		them (measured: 10M records 40% slower than DSM's 2D per run).
+ */
+static int
+merge_nbufs(SrmSorter *s, int avail, int k)
+{
+	int			D = s->ts->ndisks;
+	int			need = s->dsm ? 2 * D * k : 2 * k + D;
+	int			n = Max(avail, need);
+
+	if (!s->dsm)
+		n = Min(n, need + SRM_PREFETCH_READS * D);
+	return n;
+}
+
+/*
  * forecast_bytes
  *		Memory held by the forecast data of all runs.
  */
@@ -674,8 +696,7 @@ merge_all(SrmSorter *s)
 		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
 
 		k = Max(k, 2);
-		nbufs = Max(merge_buffers(s, avail) - out_bufs,
-					s->dsm ? 2 * D * k : 2 * k + D);
+		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 		merge_runs_to_one(s, k, nbufs);
 		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	}
@@ -687,8 +708,7 @@ merge_all(SrmSorter *s)
 		{
 			int			k = Min(Max(ri, 2), s->nruns);
 
-			nbufs = Max(merge_buffers(s, avail) - out_bufs,
-						s->dsm ? 2 * D * k : 2 * k + D);
+			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 			merge_runs_to_one(s, k, nbufs);
 			note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 		}
@@ -711,7 +731,7 @@ merge_all(SrmSorter *s)
 	s->wbufs = NULL;
 	s->nwbufs = 0;
 	avail = (double) s->budget - forecast_bytes(s);
-	nbufs = Max(merge_buffers(s, avail), 2 * s->nruns + D);
+	nbufs = merge_nbufs(s, merge_buffers(s, avail), s->nruns);
 	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
 							 &s->counters);
