@@ -138,6 +138,9 @@ def main():
         return
 
     os.makedirs(args.out, exist_ok=True)
+    if not os.access(args.out, os.W_OK | os.X_OK):
+        # say so now, not after the measurements
+        sys.exit("bench: cannot write to %s" % args.out)
     systems = args.systems.split(",")
     rows_list = [int(r) for r in args.rows.split(",")]
     results = []

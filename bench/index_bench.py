@@ -29,6 +29,7 @@ import csv
 import os
 import re
 import statistics
+import sys
 import time
 
 
@@ -117,6 +118,9 @@ def main():
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
+    if not os.access(args.out, os.W_OK | os.X_OK):
+        # say so now, not after the measurements
+        sys.exit("bench: cannot write to %s" % args.out)
     systems = args.systems.split(",")
     results = []
     for ds in args.datasets.split(","):
