@@ -399,8 +399,7 @@ show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
 static void
 show_srm_facts(SrmSortStats *st, ExplainState *es)
 {
-	bool		external = st->method != SRM_METHOD_QUICKSORT &&
-		st->method != SRM_METHOD_STILL_RUNNING;
+	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
 	int64		space = external ? st->temp_peak / 1024 : st->mem_peak / 1024;
 	const char *spacetype = external ? "Disk" : "Memory";
 
@@ -503,7 +502,7 @@ show_worker_facts(SrmSortState *state, ExplainState *es)
 	for (i = 0; i < n; i++)
 	{
 		SrmSortStats *st = &ws[i];
-		bool		external = st->method != SRM_METHOD_QUICKSORT;
+		bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
 
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{

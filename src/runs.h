@@ -14,19 +14,28 @@
 #include "keys.h"
 #include "tape.h"
 
-typedef struct SrmArenaChunk SrmArenaChunk;
+/* An arena chunk, kept from run to run (see SrmMemLoadReset). */
+typedef struct SrmArenaChunk
+{
+	char	   *data;
+	Size		size;
+} SrmArenaChunk;
 
 /* The tuples of one memory load. */
 typedef struct SrmMemLoad
 {
 	SrmKeys    *keys;
-	MemoryContext cxt;			/* arena chunks; reset after each run */
+	MemoryContext cxt;			/* arena chunks */
+	SrmArenaChunk *chunks;		/* every chunk held, in order of use */
+	int			nchunks;
+	int			maxchunks;
+	int			next_chunk;		/* the next chunk a run takes */
 	SrmTuple   *tuples;
 	int64		ntuples;
 	int64		maxtuples;
 	char	   *arena_pos;
 	Size		arena_left;
-	Size		arena_bytes;	/* bytes of arena chunks allocated */
+	Size		arena_bytes;	/* bytes of arena chunks this run uses */
 	Size		chunk_size;
 	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
 } SrmMemLoad;
@@ -39,6 +48,7 @@ extern void SrmMemLoadSort(SrmMemLoad *load);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
 extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
+extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
 
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size

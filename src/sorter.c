@@ -372,6 +372,9 @@ dump_run(SrmSorter *s)
 	other = mem_used(s) - SrmMemLoadBytes(&s->load);
 	if (other < s->budget)
 		SrmMemLoadFit(&s->load, s->budget - other, avglen);
+	/* the arena chunks kept for the next run fit beside its array */
+	other = mem_used(s);
+	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
 	MemoryContextSwitchTo(old);
 }
 
@@ -763,6 +766,7 @@ SrmSorterPerform(SrmSorter *s)
 		pfree(s->load.tuples);
 		s->load.tuples = NULL;
 		s->load.maxtuples = 0;
+		SrmMemLoadTrim(&s->load, 0);
 		merge_all(s);
 	}
 	MemoryContextSwitchTo(old);
@@ -934,6 +938,8 @@ SrmSortMethodName(SrmSortMethod method)
 			return "still in progress";
 		case SRM_METHOD_QUICKSORT:
 			return "quicksort";
+		case SRM_METHOD_RADIX:
+			return "radix sort";
 		case SRM_METHOD_SRM:
 			return "external SRM merge";
 		case SRM_METHOD_DSM:
@@ -955,7 +961,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 {
 	memset(st, 0, sizeof(SrmSortStats));
 	if (s->state == SS_SORTEDINMEM)
-		st->method = SRM_METHOD_QUICKSORT;
+		st->method = s->keys->norm != SRM_NORM_NONE ?
+			SRM_METHOD_RADIX : SRM_METHOD_QUICKSORT;
 	else if (s->state == SS_SORTEDONDISK)
 		st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED : SRM_METHOD_SRM_MATERIALIZED;
 	else if (s->state == SS_FINALMERGE)

