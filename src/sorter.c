@@ -102,22 +102,51 @@ struct SrmSorter
 
 static void sorter_reset_callback(void *arg);
 
+/*
+ * The bookkeeping of finished runs (a block reference and a forecast key per
+ * block) is charged to the budget up to this fraction of it; beyond that it
+ * is held outside the budget, as tuplesort holds its tapes' block lists.
+ * Charged in full, it starved run formation and merges of huge sorts in
+ * little memory (measured: 50M records at 4MB, 6.8 GB of workfiles in 16kB
+ * blocks, 10 MB of bookkeeping: 36633 runs, merge order 2, 16 passes,
+ * 2.8x slower than PostgreSQL).
+ */
+#define SRM_META_CHARGED_SHARE	4	/* a quarter */
+
+static Size
+meta_bytes(SrmSorter *s)
+{
+	Size		sum = 0;
+	int			i;
+
+	for (i = 0; i < s->nruns; i++)
+		sum += s->runs[i]->forecast_bytes;
+	return sum;
+}
+
+static inline Size
+meta_charged(SrmSorter *s, Size meta)
+{
+	return Min(meta, s->budget / SRM_META_CHARGED_SHARE);
+}
+
 /* Bytes charged to the budget right now. */
 static Size
 mem_used(SrmSorter *s)
 {
 	Size		used = SrmMemLoadBytes(&s->load);
-	int			i;
 
 	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
-	for (i = 0; i < s->nruns; i++)
-		used += s->runs[i]->forecast_bytes;
-	return used;
+	return used + meta_charged(s, meta_bytes(s));
 }
 
+/* Record the memory peak: used (charged) plus the uncharged bookkeeping. */
 static inline void
 note_mem(SrmSorter *s, Size used)
 {
+	Size		meta = meta_bytes(s);
+
+	used += meta - meta_charged(s, meta);
 	if (used > s->mem_peak)
 		s->mem_peak = used;
 }
@@ -558,17 +587,12 @@ merge_nbufs(SrmSorter *s, int avail, int k)
 
 /*
  * forecast_bytes
- *		Memory held by the forecast data of all runs.
+ *		The part of the runs' bookkeeping charged to the budget.
  */
 static Size
 forecast_bytes(SrmSorter *s)
 {
-	Size		sum = 0;
-	int			i;
-
-	for (i = 0; i < s->nruns; i++)
-		sum += s->runs[i]->forecast_bytes;
-	return sum;
+	return meta_charged(s, meta_bytes(s));
 }
 
 /*
