@@ -352,8 +352,15 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
-	st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem, 0,
-								  SRM_SORT_NONE);
+	{
+		BlockNumber pages;
+		double		tuples;
+		double		allvisfrac;
+
+		table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
+		st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem,
+									  Max(tuples, 0), SRM_SORT_NONE);
+	}
 	if (ii->ii_Unique)
 		st.dead = SrmSorterBeginIndex(heap, index, work_mem, 0, SRM_SORT_NONE);
 

@@ -91,10 +91,11 @@ extern SrmSorter *SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys,
  * Index flavour: sort btree index tuples of indexRel on its key columns
  * (with its opclasses, collations, DESC and NULLS FIRST), then on heap TID,
  * like tuplesort_begin_index_btree.  Uniqueness is NOT checked here: the
- * caller checks the sorted stream (see btree_load.c).
+ * caller checks the sorted stream (see btload.c).  estRows is the heap's
+ * estimated row count (0: unknown), for the block size.
  */
 extern SrmSorter *SrmSorterBeginIndex(Relation heapRel, Relation indexRel,
-									  int workMemKB, double estInputBytes,
+									  int workMemKB, double estRows,
 									  int flags);
 
 /* Copy one tuple into the sort. */
