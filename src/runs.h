@@ -18,6 +18,7 @@
 typedef struct SrmArenaChunk
 {
 	char	   *data;
+	char	   *raw;			/* what to pfree (data may be aligned up) */
 	Size		size;
 } SrmArenaChunk;
 
