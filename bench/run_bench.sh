@@ -29,18 +29,7 @@ SRM_EXTRA_CONF="shared_buffers = '1GB'
 max_wal_size = '4GB'
 log_temp_files = -1" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
-# the cluster's owner writes the results: make the output directories its own
-out=$SRM_REPO/bench/results
-prev=
-for a in "$@"; do
-    [ "$prev" = "--out" ] && out=$a
-    case "$a" in --out=*) out=${a#--out=} ;; esac
-    prev=$a
-done
-for d in "$SRM_REPO/bench/results" "$out"; do
-    mkdir -p "$d"
-    chmod 777 "$d" 2>/dev/null || true
-done
+srm_bench_outdirs "$@"
 srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
     "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
     --out "$SRM_REPO/bench/results" "${ARGS[@]}"

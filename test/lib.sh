@@ -89,6 +89,21 @@ srm_bench_packages() {
     fi
 }
 
+# The benchmarks' output directories (bench/results and the --out argument
+# among "$@"), writable for the cluster's owner, who writes the results.
+srm_bench_outdirs() {
+    local out=$SRM_REPO/bench/results prev= a d
+    for a in "$@"; do
+        [ "$prev" = "--out" ] && out=$a
+        case "$a" in --out=*) out=${a#--out=} ;; esac
+        prev=$a
+    done
+    for d in "$SRM_REPO/bench/results" "$out"; do
+        mkdir -p "$d"
+        chmod 777 "$d" 2>/dev/null || true
+    done
+}
+
 # Remove clusters of interrupted earlier runs (only our own prefix).
 srm_clean_leftovers() {
     local d pid
