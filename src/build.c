@@ -65,7 +65,8 @@ typedef struct SrmBuildState
 /* indexes armed for SrmBtBuild by utility.c (few: one command's worth) */
 static List *armed = NIL;
 
-static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii);
+static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii,
+						   double *est_rows);
 static void build_callback(Relation index, ItemPointer tid, Datum *values,
 						   bool *isnull, bool tupleIsAlive, void *state);
 static int	compare_keys(Relation index, SortSupport keys, int nkeys,
@@ -104,10 +105,11 @@ SrmBuildDisarmAll(void)
 /*
  * build_worth_it
  *		Should srmsort build this index?  Estimates the sort's input from
- *		the table AM's size estimate and the index columns' average widths.
+ *		the table AM's size estimate and the index columns' average widths;
+ *		when it should, *est_rows is the table's estimated row count.
  */
 static bool
-build_worth_it(Relation heap, Relation index, IndexInfo *ii)
+build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows)
 {
 	double		threshold;
 	BlockNumber pages;
@@ -121,12 +123,13 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii)
 	if (!srmsort_enabled || !srmsort_create_index ||
 		!list_member_oid(armed, RelationGetRelid(index)))
 		return false;
+	table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
+	*est_rows = Max(tuples, 0);
 	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size :
 				 maintenance_work_mem) * 1024.0;
 	if (threshold <= 0)
 		return true;
 
-	table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
 	for (i = 0; i < ii->ii_NumIndexAttrs; i++)
 	{
 		AttrNumber	attno = ii->ii_IndexAttrNumbers[i];
@@ -340,10 +343,11 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 	SrmBuildState st;
 	IndexBuildResult *result;
 	double		reltuples;
+	double		est_rows;
 	BlockNumber npages;
 	instr_time	start;
 
-	if (!build_worth_it(heap, index, ii))
+	if (!build_worth_it(heap, index, ii, &est_rows))
 		return btbuild(heap, index, ii);
 
 	if (RelationGetNumberOfBlocks(index) != 0)
@@ -352,15 +356,8 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
-	{
-		BlockNumber pages;
-		double		tuples;
-		double		allvisfrac;
-
-		table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
-		st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem,
-									  Max(tuples, 0), SRM_SORT_NONE);
-	}
+	st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem, est_rows,
+								  SRM_SORT_NONE);
 	if (ii->ii_Unique)
 		st.dead = SrmSorterBeginIndex(heap, index, work_mem, 0, SRM_SORT_NONE);
 
