@@ -246,9 +246,10 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	 * Chunks of 1/16 of the budget, 32kB to 1MB; from a 32MB budget on,
 	 * whole huge pages (see alloc_chunk).
 	 */
-	load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	if (budget / 16 >= SRM_HUGE_PAGE)
 		load->chunk_size = Min(budget / 16, 4 * SRM_HUGE_PAGE) & ~(SRM_HUGE_PAGE - 1);
+	else
+		load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	load->chunk_cap = 0;
 	load->maxtuples = SRM_INITIAL_TUPLES;
 	load->tuples = palloc(load->maxtuples * sizeof(SrmTuple));

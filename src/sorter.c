@@ -131,6 +131,13 @@ meta_charged(SrmSorter *s, Size meta)
 	return Min(meta, s->budget / SRM_META_CHARGED_SHARE);
 }
 
+/* The part of the runs' bookkeeping charged to the budget. */
+static Size
+forecast_bytes(SrmSorter *s)
+{
+	return meta_charged(s, meta_bytes(s));
+}
+
 /* Bytes charged to the budget right now. */
 static Size
 mem_used(SrmSorter *s)
@@ -138,7 +145,7 @@ mem_used(SrmSorter *s)
 	Size		used = SrmMemLoadBytes(&s->load);
 
 	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
-	return used + meta_charged(s, meta_bytes(s));
+	return used + forecast_bytes(s);
 }
 
 /* Record the memory peak: used (charged) plus the uncharged bookkeeping. */
@@ -264,13 +271,14 @@ srm_order(SrmSorter *s, double nbufs, int D)
  * Called when the first run is due, so the first memory load tells how
  * many tuples a budget holds and how long they are; the planner's estimate
  * (bytes of heap tuples: the MinimalTuple length plus about 8) gives the
- * rows to expect (index sorts: the heap's row estimate).  For each block size B, later loads lose the 2D write
- * buffers and the charged part of the runs' bookkeeping (one block
- * reference and forecast entry per block, charged up to a quarter of the
- * budget), and the merges lose that bookkeeping too: with the full budget
- * assumed instead, 50M narrow rows at 4MB chose 64kB blocks, made 1217 runs
- * where 714 were expected, and merged them in three passes where 16kB or
- * 32kB blocks need two.
+ * rows to expect (index sorts: the heap's row estimate).  For each block
+ * size B, later loads lose the 2D write buffers and the charged part of
+ * the runs' bookkeeping (one block reference and forecast entry per block,
+ * in arrays grown by doubling, so a third more on average; charged up to
+ * a quarter of the budget), and the merges lose that bookkeeping too: with
+ * the full budget assumed instead, 50M narrow rows at 4MB chose 64kB
+ * blocks, made 1217 runs where 714 were expected, and merged them in three
+ * passes where 16kB or 32kB blocks need two.
  */
 static int
 choose_block_size(SrmSorter *s, int D)
@@ -603,16 +611,6 @@ merge_nbufs(SrmSorter *s, int avail, int k)
 	if (!s->dsm)
 		n = Min(n, need + SRM_PREFETCH_READS * D);
 	return n;
-}
-
-/*
- * forecast_bytes
- *		The part of the runs' bookkeeping charged to the budget.
- */
-static Size
-forecast_bytes(SrmSorter *s)
-{
-	return meta_charged(s, meta_bytes(s));
 }
 
 /*
