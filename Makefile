@@ -15,12 +15,14 @@ OBJS = \
 	src/merge.o \
 	src/node.o \
 	src/plan.o \
+	src/radix.o \
 	src/runs.o \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \
 	src/srmsort.o \
 	src/tape.o \
+	src/thread.o \
 	src/utility.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
@@ -44,7 +46,7 @@ ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $
 $(error liburing.h not found: install the Debian package liburing-dev)
 endif
 
-SHLIB_LINK += -luring
+SHLIB_LINK += -luring -lpthread
 PG_CPPFLAGS += -I$(srcdir)/src
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-clobbered

@@ -10,6 +10,13 @@
  * -- with abbreviated first keys where the type offers them -- and written
  * in order as one striped run; then the arena is reset.
  *
+ * With normalized first keys, loads after the first are sorted in segments
+ * as they fill: every sixth of the array goes to the sort thread (thread.c)
+ * while the input goes on, the rest is split between the thread and this
+ * one at the end, and the run is written by merging the segments.  The
+ * first load stays one segment: it may be the whole (in-memory) result,
+ * read by position, and its size is not known while it fills.
+ *
  * Memory: the arena is a child context of the sorter's; the caller counts
  * SrmMemLoadBytes against the sort's budget.
  *
@@ -24,8 +31,11 @@
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
+#include "utils/guc.h"
 
+#include "radix.h"
 #include "runs.h"
+#include "thread.h"
 
 /* quicksort of SrmTuple arrays, from PostgreSQL's sort template */
 #define ST_SORT srm_qsort_tuples
@@ -72,15 +82,6 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
 }
 
-#define ST_SORT srm_qsort_norm
-#define ST_ELEMENT_TYPE SrmTuple
-#define ST_COMPARE(a, b, arg) SrmCompareNorm(a, b, arg)
-#define ST_COMPARE_ARG_TYPE SrmKeys
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
 #define ST_SORT srm_qsort_signed
 #define ST_ELEMENT_TYPE SrmTuple
 #define ST_COMPARE(a, b, arg) cmp_signed(a, b, arg)
@@ -110,124 +111,62 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 
 #define SRM_INITIAL_TUPLES	1024
 #define SRM_HUGE_PAGE		((Size) 2 * 1024 * 1024)	/* x86-64, arm64 */
-#define SRM_RADIX_MIN		64	/* smaller buckets are quicksorted */
+#define SRM_SEG_MIN			8192	/* fewer tuples: not worth a hand-over */
+#define SRM_SEGS_PER_LOAD	6	/* segments of a full load handed over */
 
 /*
- * radix_sort
- *		In-place MSD radix sort (American flag sort) of tuples whose
- *		normalized keys agree above bit shift + 8, on the byte at shift.
- *		Buckets of equal keys are left alone when the key decides the order
- *		by itself, and quicksorted (ties broken by the full comparison)
- *		otherwise.
+ * quiesce_callback
+ *		The load's memory is going away (the end of the sort, or an error):
+ *		the sort thread must be done with the tuple array.  The array lives
+ *		in the parent context, which frees its own memory after this.
  */
 static void
-radix_sort(SrmTuple *a, int64 n, int shift, SrmKeys *keys)
+quiesce_callback(void *arg)
 {
-	int64		count[256];
-	int64		next[256];
-	int64		end[256];
-	int64		i;
-	int			b;
-
-	CHECK_FOR_INTERRUPTS();
-	for (;;)
-	{
-		if (n < SRM_RADIX_MIN)
-		{
-			if (n > 1)
-				srm_qsort_norm(a, n, keys);
-			return;
-		}
-		if (shift < 0)
-		{
-			/* all keys equal: only the tiebreak can order them */
-			if (!keys->norm_exhaustive || keys->nkeys > 1 ||
-				keys->kind == SRM_KEYS_INDEX)
-				srm_qsort_norm(a, n, keys);
-			return;
-		}
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[((uint64) a[i].datum1 >> shift) & 0xff]++;
-		/* one bucket only: go on to the next byte without moving anything */
-		b = ((uint64) a[0].datum1 >> shift) & 0xff;
-		if (count[b] != n)
-			break;
-		shift -= 8;
-	}
-
-	next[0] = 0;
-	for (b = 1; b < 256; b++)
-		next[b] = next[b - 1] + count[b - 1];
-	for (b = 0; b < 256; b++)
-		end[b] = next[b] + count[b];
-
-	/* permute in place: cycle each misplaced element into its bucket */
-	for (b = 0; b < 256; b++)
-	{
-		while (next[b] < end[b])
-		{
-			SrmTuple	t = a[next[b]];
-			int			tb = ((uint64) t.datum1 >> shift) & 0xff;
-
-			while (tb != b)
-			{
-				SrmTuple	u = a[next[tb]];
-
-				a[next[tb]++] = t;
-				t = u;
-				tb = ((uint64) t.datum1 >> shift) & 0xff;
-			}
-			a[next[b]++] = t;
-		}
-	}
-
-	for (b = 0, i = 0; b < 256; b++)
-	{
-		if (count[b] > 1)
-			radix_sort(a + i, count[b], shift - 8, keys);
-		i += count[b];
-	}
+	SrmThreadQuiesce();
 }
 
 /*
- * sort_normalized
- *		Sort tuples on (NULL rank, normalized key): NULL groups first and
- *		last, values by radix sort.
+ * set_seg_target
+ *		Segments of a load that holds maxtuples: a sixth of it each, so that
+ *		the thread sorts most of the load as it fills and the merge of the
+ *		segments stays cheap (at most SRM_MAX_SEGS ways).
  */
 static void
-sort_normalized(SrmTuple *a, int64 n, SrmKeys *keys)
+set_seg_target(SrmMemLoad *load, int64 maxtuples)
 {
-	int64		lo = 0,
-				hi = n;
-	int64		i;
+	if (!load->threaded)
+		return;
+	load->seg_target = Max(SRM_SEG_MIN, maxtuples / SRM_SEGS_PER_LOAD);
+	load->seg_next = load->segs[load->nsegs] + load->seg_target;
+}
 
-	/* NULLS FIRST nulls to the front, NULLS LAST nulls to the back */
-	for (i = 0; i < hi;)
+/*
+ * cut_segment
+ *		Hand the tuples added since the last segment to the sort thread.
+ *		The last two segments are cut by SrmMemLoadSort.
+ */
+static void
+cut_segment(SrmMemLoad *load)
+{
+	int64		from = load->segs[load->nsegs];
+
+	if (load->nsegs >= SRM_MAX_SEGS - 2)
 	{
-		if (a[i].nrank == SRM_NRANK_FIRST)
-		{
-			SrmTuple	t = a[lo];
-
-			a[lo++] = a[i];
-			a[i++] = t;
-		}
-		else if (a[i].nrank == SRM_NRANK_LAST)
-		{
-			SrmTuple	t = a[--hi];
-
-			a[hi] = a[i];
-			a[i] = t;
-		}
-		else
-			i++;
+		load->seg_next = PG_INT64_MAX;
+		return;
 	}
-	if (lo > 1)
-		srm_qsort_norm(a, lo, keys);
-	if (hi - lo > 1)
-		radix_sort(a + lo, hi - lo, 56, keys);
-	if (n - hi > 1)
-		srm_qsort_norm(a + hi, n - hi, keys);
+	if (!SrmThreadStart())
+	{
+		load->threaded = false;
+		load->seg_next = PG_INT64_MAX;
+		return;
+	}
+	SrmThreadSubmit(load->tuples + from, load->ntuples - from);
+	load->thread_segs++;
+	load->thread_tuples += load->ntuples - from;
+	load->segs[++load->nsegs] = load->ntuples;
+	load->seg_next = load->ntuples + load->seg_target;
 }
 
 /*
@@ -242,6 +181,18 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	load->keys = keys;
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);
+	load->threaded = keys->norm != SRM_NORM_NONE && srmsort_sort_thread;
+	load->seg_next = PG_INT64_MAX;
+	if (load->threaded)
+	{
+		MemoryContextCallback *cb = MemoryContextAlloc(load->cxt,
+													   sizeof(MemoryContextCallback));
+
+		/* the array may go with the sort's memory: the thread first */
+		cb->func = quiesce_callback;
+		cb->arg = NULL;
+		MemoryContextRegisterResetCallback(load->cxt, cb);
+	}
 	/*
 	 * Chunks of 1/16 of the budget, 32kB to 1MB; from a 32MB budget on,
 	 * whole huge pages (see alloc_chunk).
@@ -364,6 +315,9 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 	}
 	if (newmax * sizeof(SrmTuple) > MaxAllocHugeSize)
 		return false;
+	/* the thread may be sorting segments of the array about to move */
+	if (load->nsegs > 0)
+		SrmThreadWait();
 	load->tuples = repalloc_huge(load->tuples, newmax * sizeof(SrmTuple));
 	load->maxtuples = newmax;
 	return true;
@@ -384,35 +338,221 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple)
 	t->src = 0;
 	SrmKeysSetDatum1(load->keys, t, true);
 	load->ntuples++;
+	if (load->ntuples >= load->seg_next)
+		cut_segment(load);
 }
 
 /*
  * SrmMemLoadSort
- *		Sort the load in memory.
+ *		Sort the load in memory: the segments not handed over yet (the rest
+ *		is split between the thread and this one), then every segment's
+ *		ties.  Without normalized keys, the whole load as one segment.
  */
 void
 SrmMemLoadSort(SrmMemLoad *load)
 {
-	SortSupport ssup = load->keys->sortKeys;
+	SrmKeys    *keys = load->keys;
+	SortSupport ssup = keys->sortKeys;
+	int64		from = load->segs[load->nsegs];
+	int64		n = load->ntuples - from;
+	int			i;
 
-	if (load->ntuples <= 1)
-		return;
-	if (load->keys->norm != SRM_NORM_NONE)
+	load->seg_next = PG_INT64_MAX;
+	if (keys->norm != SRM_NORM_NONE)
 	{
-		sort_normalized(load->tuples, load->ntuples, load->keys);
+		if (load->nsegs > 0 && load->threaded && n >= 2 * SRM_SEG_MIN)
+		{
+			int64		half = n / 2;
+
+			SrmThreadSubmit(load->tuples + from, half);
+			load->thread_segs++;
+			load->thread_tuples += half;
+			load->segs[++load->nsegs] = from + half;
+			from += half;
+			n -= half;
+		}
+		if (n > 0)
+		{
+			SrmRadixSort(load->tuples + from, n, true);
+			load->segs[++load->nsegs] = load->ntuples;
+		}
+		if (load->threaded)
+			SrmThreadWait();
+		if (SrmRadixNeedsTies(keys))
+			for (i = 0; i < load->nsegs; i++)
+				SrmRadixFixTies(load->tuples + load->segs[i],
+								load->segs[i + 1] - load->segs[i], keys);
 		return;
 	}
+
+	Assert(load->nsegs == 0);
+	if (load->ntuples == 0)
+		return;
 #if SIZEOF_DATUM >= 8
 	if (ssup->comparator == ssup_datum_signed_cmp)
-		srm_qsort_signed(load->tuples, load->ntuples, load->keys);
+		srm_qsort_signed(load->tuples, load->ntuples, keys);
 	else
 #endif
 	if (ssup->comparator == ssup_datum_unsigned_cmp)
-		srm_qsort_unsigned(load->tuples, load->ntuples, load->keys);
+		srm_qsort_unsigned(load->tuples, load->ntuples, keys);
 	else if (ssup->comparator == ssup_datum_int32_cmp)
-		srm_qsort_int32(load->tuples, load->ntuples, load->keys);
+		srm_qsort_int32(load->tuples, load->ntuples, keys);
 	else
-		srm_qsort_tuples(load->tuples, load->ntuples, load->keys);
+		srm_qsort_tuples(load->tuples, load->ntuples, keys);
+	load->segs[++load->nsegs] = load->ntuples;
+}
+
+/*
+ * The loser tree over a sorted load's segments.  Nodes hold their head
+ * tuple's (NULL rank, key) inline; an exhausted segment has rank
+ * SEG_DONE, after every tuple.  Which segment wins a node is a coin toss,
+ * so nodes are compared and swapped without branches: with branches, half
+ * the comparisons were mispredicted and writing a run from seven segments
+ * took twice as long as from one.
+ */
+#define SEG_DONE		((uint64) 3)	/* above SRM_NRANK_LAST */
+#define SEG_RANK(n)		((n).rank_seg >> 32)
+#define SEG_OF(n)		((int) ((n).rank_seg & 0xffffffff))
+
+static inline SrmSegNode
+seg_node(SrmMemLoad *load, int seg)
+{
+	SrmSegNode	n;
+
+	if (load->head[seg] < load->segs[seg + 1])
+	{
+		SrmTuple   *t = &load->tuples[load->head[seg]];
+
+		n.key = (uint64) t->datum1;
+		n.rank_seg = ((uint64) t->nrank << 32) | (uint64) seg;
+	}
+	else
+	{
+		n.key = 0;
+		n.rank_seg = (SEG_DONE << 32) | (uint64) seg;
+	}
+	return n;
+}
+
+/* Does node a come before node b? */
+static inline bool
+seg_before(SrmMemLoad *load, SrmSegNode a, SrmSegNode b)
+{
+	if (unlikely(a.key == b.key && SEG_RANK(a) == SEG_RANK(b)) &&
+		load->ties && SEG_RANK(a) != SEG_DONE)
+		return SrmCompareNorm(&load->tuples[load->head[SEG_OF(a)]],
+							  &load->tuples[load->head[SEG_OF(b)]],
+							  load->keys) < 0;
+	return (SEG_RANK(a) < SEG_RANK(b)) |
+		((SEG_RANK(a) == SEG_RANK(b)) & (a.key < b.key));
+}
+
+/*
+ * begin_read
+ *		Start reading the sorted load in order (several segments only with
+ *		normalized keys).
+ */
+static void
+begin_read(SrmMemLoad *load)
+{
+	SrmSegNode	win[2 * SRM_MAX_SEGS];
+	int			k = load->nsegs;
+	int			leaves = 1;
+	int			i;
+
+	for (i = 0; i < k; i++)
+		load->head[i] = load->segs[i];
+	while (leaves < k)
+		leaves *= 2;
+	load->tree_leaves = leaves;
+	load->ties = SrmRadixNeedsTies(load->keys);
+	if (k <= 1)
+		return;
+	for (i = 0; i < leaves; i++)
+	{
+		if (i < k)
+			win[leaves + i] = seg_node(load, i);
+		else
+		{
+			win[leaves + i].key = 0;
+			win[leaves + i].rank_seg = SEG_DONE << 32;
+		}
+	}
+	for (i = leaves - 1; i >= 1; i--)
+	{
+		SrmSegNode	a = win[2 * i],
+					b = win[2 * i + 1];
+
+		if (seg_before(load, b, a))
+		{
+			win[i] = b;
+			load->tree[i] = a;
+		}
+		else
+		{
+			win[i] = a;
+			load->tree[i] = b;
+		}
+	}
+	load->winner = win[1];
+}
+
+/*
+ * read_next
+ *		The next tuple of the sorted load, or NULL at the end.
+ */
+static SrmTuple *
+read_next(SrmMemLoad *load)
+{
+	SrmTuple   *t;
+	SrmSegNode	c;
+	int			w;
+	int			node;
+
+	if (load->nsegs <= 1)
+	{
+		if (load->nsegs == 0 || load->head[0] >= load->ntuples)
+			return NULL;
+		w = 0;
+	}
+	else
+	{
+		if (SEG_RANK(load->winner) == SEG_DONE)
+			return NULL;
+		w = SEG_OF(load->winner);
+	}
+	t = &load->tuples[load->head[w]++];
+#ifdef __GNUC__
+
+	/*
+	 * Tuples are visited in sorted order, i.e. all over memory: fetch them
+	 * a few ahead.  The array itself is read in as many streams as there
+	 * are segments, too many for the hardware prefetcher: fetch it further
+	 * ahead.
+	 */
+	if (load->head[w] + 32 < load->segs[w + 1])
+		__builtin_prefetch(&load->tuples[load->head[w] + 32]);
+	if (load->head[w] + 8 < load->segs[w + 1])
+		__builtin_prefetch(load->tuples[load->head[w] + 8].tuple);
+#endif
+	if (load->nsegs <= 1)
+		return t;
+
+	/* replay w's path with its next tuple: the loser stays, the winner rises */
+	c = seg_node(load, w);
+	for (node = (load->tree_leaves + w) / 2; node >= 1; node /= 2)
+	{
+		SrmSegNode	l = load->tree[node];
+		bool		swap = seg_before(load, l, c);
+		uint64		mask = -(uint64) swap;
+
+		load->tree[node].key = l.key ^ ((l.key ^ c.key) & mask);
+		load->tree[node].rank_seg = l.rank_seg ^ ((l.rank_seg ^ c.rank_seg) & mask);
+		c.key ^= (l.key ^ c.key) & mask;
+		c.rank_seg ^= (l.rank_seg ^ c.rank_seg) & mask;
+	}
+	load->winner = c;
+	return t;
 }
 
 /*
@@ -422,19 +562,14 @@ SrmMemLoadSort(SrmMemLoad *load)
 void
 SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 {
-	int64		i;
+	SrmTuple   *t;
+	int64		i = 0;
 
-	for (i = 0; i < load->ntuples; i++)
+	begin_read(load);
+	while ((t = read_next(load)) != NULL)
 	{
-		SrmTuple   *t = &load->tuples[i];
-
-		if ((i & 1023) == 0)
+		if ((i++ & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		/* tuples are visited in sorted order, i.e. all over memory */
-#ifdef __GNUC__
-		if (i + 8 < load->ntuples)
-			__builtin_prefetch(load->tuples[i + 8].tuple);
-#endif
 		SrmRunWriterPut(w, t->tuple, (uint32) SrmTupleLen(load->keys, t->tuple),
 						(uint64) t->datum1, t->nrank);
 	}
@@ -451,6 +586,8 @@ void
 SrmMemLoadReset(SrmMemLoad *load)
 {
 	load->ntuples = 0;
+	load->nsegs = 0;
+	load->seg_next = load->threaded ? load->seg_target : PG_INT64_MAX;
 	load->next_chunk = 0;
 	load->arena_pos = NULL;
 	load->arena_left = 0;
@@ -501,11 +638,13 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 	target = Max(target, SRM_INITIAL_TUPLES);
 	if ((Size) target * sizeof(SrmTuple) > MaxAllocHugeSize)
 		target = MaxAllocHugeSize / sizeof(SrmTuple);
-	if (target > load->maxtuples - load->maxtuples / 32 &&
-		target < load->maxtuples + load->maxtuples / 32)
-		return;
-	cxt = GetMemoryChunkContext(load->tuples);
-	pfree(load->tuples);
-	load->tuples = MemoryContextAllocHuge(cxt, target * sizeof(SrmTuple));
-	load->maxtuples = target;
+	if (target <= load->maxtuples - load->maxtuples / 32 ||
+		target >= load->maxtuples + load->maxtuples / 32)
+	{
+		cxt = GetMemoryChunkContext(load->tuples);
+		pfree(load->tuples);
+		load->tuples = MemoryContextAllocHuge(cxt, target * sizeof(SrmTuple));
+		load->maxtuples = target;
+	}
+	set_seg_target(load, load->maxtuples);
 }

@@ -56,6 +56,8 @@ typedef struct SrmSortStats
 	int			ndisks;			/* workfile disks used (0 if in memory) */
 	int			block_size;		/* bytes per run block actually used */
 	int64		tuples;			/* tuples put */
+	int64		thread_tuples;	/* tuples the sort thread sorted */
+	int64		thread_segments;	/* in this many segments */
 	int64		input_bytes;	/* bytes of tuples as stored in runs */
 	int64		mem_peak;		/* peak memory charged to the budget */
 	int64		mem_budget;		/* the budget in bytes */

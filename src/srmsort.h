@@ -12,9 +12,9 @@
 #define SRMSORT_H
 
 #define SRM_MIN_BLOCK_KB	32	/* srmsort.block_size's lower limit */
-#define SRM_MIN_AUTO_BLOCK_KB	16
+#define SRM_MIN_AUTO_BLOCK_KB	16	/* ... and that of the automatic choice */
 #define SRM_PREFETCH_READS	8	/* SRM merges: Parallel_Reads of read-ahead
-								 * beyond the 2R + D blocks they need */	/* ... and that of the automatic choice */
+								 * beyond the 2R + D blocks they need */
 #define SRM_MAX_BLOCK_KB	(16 * 1024)
 
 typedef enum SrmMergeStrategy
