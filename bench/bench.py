@@ -59,9 +59,9 @@ SYSTEMS = {
     "native": "SET srmsort.enabled = off;",
     "srm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;",
     "dsm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = dsm;",
-    # srm without the sort thread: what overlapping run sorting is worth
-    "srm1": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
-            " SET srmsort.sort_thread = off;",
+    # srm with the sort thread (off by default): what the overlap is worth
+    "srmt": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
+            " SET srmsort.sort_thread = on;",
 }
 
 
@@ -224,7 +224,7 @@ def main():
 
 def plot(results, out):
     """time vs rows, one panel per work_mem: a colour per data set, a line
-    style per system (solid native, dashed srm, dotted dsm, dash-dot srm1)."""
+    style per system (solid native, dashed srm, dotted dsm, dash-dot srmt)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -235,7 +235,7 @@ def plot(results, out):
     wms = list(dict.fromkeys(r["work_mem"] for r in results))
     datasets = list(dict.fromkeys(r["dataset"] for r in results))
     systems = list(dict.fromkeys(r["system"] for r in results))
-    styles = {"native": "-", "srm": "--", "dsm": ":", "srm1": "-."}
+    styles = {"native": "-", "srm": "--", "dsm": ":", "srmt": "-."}
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     fig, axes = plt.subplots(1, len(wms), figsize=(5 * len(wms), 4.2), squeeze=False)
     for ax, wm in zip(axes[0], wms):

@@ -11,6 +11,7 @@ SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
 SET srmsort.random_seed = 3;
+SET srmsort.sort_thread = on;
 SET work_mem = '4MB';
 SET extra_float_digits = 3;
 
@@ -65,7 +66,7 @@ SELECT (j ->> 'Sort Thread Tuples')::bigint AS thread_tuples
   FROM (SELECT srm_explain_json('SELECT * FROM thr ORDER BY k OFFSET 1e12')
                -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
 SELECT * FROM srm_diff('SELECT * FROM thr ORDER BY t COLLATE "C", i', 't', 'i');
-RESET srmsort.sort_thread;
+SET srmsort.sort_thread = on;
 
 -- the text form of EXPLAIN ANALYZE names it
 SELECT count(*) AS sort_thread_lines

@@ -182,7 +182,7 @@ define_settings(void)
 							 "Sorts runs in a second thread while the input is read.",
 							 "Applies to sorts on normalized keys that need no random access.",
 							 &srmsort_sort_thread,
-							 true,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -18,9 +18,11 @@
  * everything else: it waits with timeouts and checks for interrupts in
  * between, and whatever frees an array the thread may be sorting -- the
  * load's reset callback, backend exit -- first waits until the thread is
- * idle (segments take milliseconds).  srmsort.sort_thread = off, or a
- * thread that cannot be created (one WARNING per backend), sorts runs on
- * the main thread as before.  The environment variable
+ * idle (segments take milliseconds).  srmsort.sort_thread = off (the
+ * default: on the project's 2-core machine the merge of the segments and
+ * the contention for memory ate what the overlap saved, README
+ * "Performance"), or a thread that cannot be created (one WARNING per
+ * backend), sorts runs on the main thread as before.  The environment variable
  * SRMSORT_FAIL_THREAD=1 (set for the postmaster) makes creation fail, for
  * the tests.
  *
@@ -45,7 +47,7 @@
 #define SRM_THREAD_STACK	(256 * 1024)	/* radix recursion: < 64kB */
 #define SRM_THREAD_WAIT_NS	(10 * 1000 * 1000)
 
-bool		srmsort_sort_thread = true;
+bool		srmsort_sort_thread = false;
 
 typedef struct SrmThreadJob
 {
