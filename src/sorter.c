@@ -76,6 +76,7 @@ struct SrmSorter
 	SrmRun	  **runs;
 	int			nruns;
 	int			maxruns;
+	Size		runs_meta;		/* the runs' bookkeeping (forecast_bytes) */
 	int			nwbufs;
 	char	  **wbufs;
 	char	   *wbufs_raw;		/* the allocation behind wbufs */
@@ -114,15 +115,10 @@ static void sorter_reset_callback(void *arg);
  */
 #define SRM_META_CHARGED_SHARE	4	/* a quarter */
 
-static Size
+static inline Size
 meta_bytes(SrmSorter *s)
 {
-	Size		sum = 0;
-	int			i;
-
-	for (i = 0; i < s->nruns; i++)
-		sum += s->runs[i]->forecast_bytes;
-	return sum;
+	return s->runs_meta;
 }
 
 static inline Size
@@ -394,6 +390,9 @@ add_run(SrmSorter *s, SrmRun *run)
 		s->runs = repalloc(s->runs, s->maxruns * sizeof(SrmRun *));
 	}
 	s->runs[s->nruns++] = run;
+	/* a running total: summing over thousands of runs at every check was
+	 * quadratic in the runs */
+	s->runs_meta += run->forecast_bytes;
 }
 
 /*
@@ -665,7 +664,10 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	SrmMergeEnd(m);
 
 	for (i = 0; i < k; i++)
+	{
+		s->runs_meta -= inputs[i]->forecast_bytes;
 		SrmRunFree(s->ts, inputs[i]);
+	}
 	s->nruns -= k;
 	add_run(s, out);
 	MemoryContextSwitchTo(old);
