@@ -31,7 +31,6 @@
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
-#include "utils/guc.h"
 
 #include "radix.h"
 #include "runs.h"
@@ -142,6 +141,19 @@ set_seg_target(SrmMemLoad *load, int64 maxtuples)
 }
 
 /*
+ * hand_over
+ *		Make tuples[from .. from + n) the next segment, sorted by the thread.
+ */
+static void
+hand_over(SrmMemLoad *load, int64 from, int64 n)
+{
+	SrmThreadSubmit(load->tuples + from, n);
+	load->thread_segs++;
+	load->thread_tuples += n;
+	load->segs[++load->nsegs] = from + n;
+}
+
+/*
  * cut_segment
  *		Hand the tuples added since the last segment to the sort thread.
  *		The last two segments are cut by SrmMemLoadSort.
@@ -162,10 +174,7 @@ cut_segment(SrmMemLoad *load)
 		load->seg_next = PG_INT64_MAX;
 		return;
 	}
-	SrmThreadSubmit(load->tuples + from, load->ntuples - from);
-	load->thread_segs++;
-	load->thread_tuples += load->ntuples - from;
-	load->segs[++load->nsegs] = load->ntuples;
+	hand_over(load, from, load->ntuples - from);
 	load->seg_next = load->ntuples + load->seg_target;
 }
 
@@ -364,10 +373,7 @@ SrmMemLoadSort(SrmMemLoad *load)
 		{
 			int64		half = n / 2;
 
-			SrmThreadSubmit(load->tuples + from, half);
-			load->thread_segs++;
-			load->thread_tuples += half;
-			load->segs[++load->nsegs] = from + half;
+			hand_over(load, from, half);
 			from += half;
 			n -= half;
 		}
