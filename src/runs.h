@@ -25,7 +25,8 @@ typedef struct SrmArenaChunk
 /*
  * A load is sorted in segments, tuples[segs[i] .. segs[i + 1]), each sorted
  * by itself (most by the sort thread as the load fills) and merged when
- * the load is written or returned.
+ * the load is written as a run.  A load returned as the in-memory result
+ * is one segment.
  */
 #define SRM_MAX_SEGS		8
 

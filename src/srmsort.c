@@ -180,7 +180,7 @@ define_settings(void)
 
 	DefineCustomBoolVariable("srmsort.sort_thread",
 							 "Sorts runs in a second thread while the input is read.",
-							 "Applies to sorts on normalized keys that need no random access.",
+							 "Applies to sorts on normalized keys, from their second run on.",
 							 &srmsort_sort_thread,
 							 false,
 							 PGC_USERSET,
