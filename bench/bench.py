@@ -50,6 +50,9 @@ DATASETS = {
     "text_c": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
                "FROM generate_series(1, {rows}) i",
                'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
+    "text_cutf8": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+                   "FROM generate_series(1, {rows}) i",
+                   'k COLLATE "C.utf8"', "random text keys of 16-32 characters, libc C.UTF-8"),
     "text_icu": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
                  "FROM generate_series(1, {rows}) i",
                  'k COLLATE "en-x-icu"', "random text keys of 16-32 characters, ICU en"),
@@ -125,7 +128,7 @@ def explain_facts(setup, query):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--datasets", default="int8,records,text_c,text_icu")
+    ap.add_argument("--datasets", default="int8,records,text_c,text_cutf8,text_icu")
     ap.add_argument("--rows", default="1000000,5000000")
     ap.add_argument("--work-mem", default="4MB,64MB,1GB")
     ap.add_argument("--systems", default="native,srm,dsm")
