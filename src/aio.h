@@ -64,6 +64,7 @@ typedef struct SrmIo
 typedef struct SrmIoSet
 {
 	SrmIoMethod method;			/* method actually in use */
+	bool		async_reads;	/* buffered files: reads to io_uring's worker */
 	int			inflight;		/* submitted, not yet reaped */
 	SrmIo	   *prep_head;		/* prepared, not yet submitted */
 	SrmIo	   *prep_tail;

@@ -81,6 +81,7 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	ts->ndisks = ts->disks->ndisks;
 	ts->io = SrmIoSetCreate();
 	ts->io->on_complete = io_done;
+	ts->io->async_reads = !ts->disks->direct_io;
 
 	ts->nslots = palloc0(ts->ndisks * sizeof(int32));
 	ts->nfree = palloc0(ts->ndisks * sizeof(int32));
