@@ -446,9 +446,12 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 			{
 				struct varlena *v = (struct varlena *) DatumGetPointer(d);
 
-				if (VARATT_IS_EXTENDED(v))
+				if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 				{
-					/* compressed or toasted: only a prefix is needed */
+					/*
+					 * Compressed or toasted: only a prefix is needed.  (Short
+					 * inline headers, the common case, are read in place.)
+					 */
 					struct varlena *s = pg_detoast_datum_slice(v, 0, 8);
 
 					u = bytes_norm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
