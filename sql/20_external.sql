@@ -78,6 +78,17 @@ INSERT INTO big SELECT g, repeat(md5(g::text), 100 + g % 50) FROM generate_serie
 ANALYZE big;
 SELECT * FROM srm_diff('SELECT g, v FROM big ORDER BY v', 'v');
 SELECT * FROM srm_diff('SELECT g, md5(v) FROM big ORDER BY md5(v) DESC', 'md5');
+-- ... and compressed in line (text and bytea keys; short headers are read
+-- in place, compressed ones decompressed for the normalized key)
+CREATE TABLE cmpr (g int, v text, b bytea);
+INSERT INTO cmpr SELECT g, repeat(chr(65 + g % 26), 2400 + g % 7) || g,
+       convert_to(repeat(chr(97 + g % 5), 2400) || g, 'UTF8')
+  FROM generate_series(1, 2000) g;
+SELECT count(*) FILTER (WHERE pg_column_compression(v) IS NOT NULL) AS v_compressed,
+       count(*) FILTER (WHERE pg_column_compression(b) IS NOT NULL) AS b_compressed
+  FROM cmpr;
+SELECT * FROM srm_diff('SELECT g, v FROM cmpr ORDER BY v COLLATE "C", g', 'v', 'g');
+SELECT * FROM srm_diff('SELECT g, b FROM cmpr ORDER BY b DESC, g', 'b', 'g');
 RESET srmsort.min_input_size;
 
 SELECT srm_temp_files();
