@@ -814,13 +814,15 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		in->rec += SRM_RECORD_SIZE(rh->len);
 
 		/*
-		 * The run's next record is read when this one has left the tree,
-		 * after about one output per input: fetch its lines now.  With
-		 * tens of inputs the hardware's stream prefetcher loses track and
-		 * the first touch of every record missed the caches.
+		 * The input's next record is needed when this one has been output,
+		 * on average R outputs later for R inputs: fetch its lines now.
+		 * With tens of inputs the hardware's stream prefetcher loses track
+		 * and the first touch of every record missed the caches.
 		 */
+#ifdef __GNUC__
 		__builtin_prefetch(in->rec + 64);
 		__builtin_prefetch(in->rec + 128);
+#endif
 	}
 	in->recs_left--;
 	t->src = r;
