@@ -33,6 +33,7 @@
 #include "catalog/pg_collation.h"
 #include "utils/syscache.h"
 #include "catalog/pg_type.h"
+#include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
@@ -395,6 +396,12 @@ bytes_norm(const unsigned char *p, Size len)
 	uint64		u = 0;
 	int			i;
 
+	if (len >= 8)
+	{
+		/* one load and a byte swap instead of eight shifts */
+		memcpy(&u, p, 8);
+		return pg_ntoh64(u);
+	}
 	for (i = 0; i < 8; i++)
 		u = (u << 8) | (i < (int) len ? p[i] : 0);
 	return u;
