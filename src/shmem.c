@@ -509,17 +509,39 @@ void
 SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st)
 {
 	SrmSharedJob *job = my_job();
+	int			leader;
+	int			i;
 
 	if (job == NULL || !IsParallelWorker() || MyProc->lockGroupLeader == NULL)
 		return;
-	job->wstats_valid = false;
-	pg_write_barrier();
-	job->wstats_leader = MyProc->lockGroupLeader->pid;
+	leader = MyProc->lockGroupLeader->pid;
+
+	/*
+	 * Entries live in the backends' job slots, but a worker that starts after
+	 * a sibling of the same query has exited can get the sibling's slot,
+	 * whose facts the leader has not collected yet: then take a free slot
+	 * (the leader's EXPLAIN showed one worker too few when the machine was
+	 * busy).
+	 */
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	if (job->wstats_valid && job->wstats_leader == leader &&
+		job->wstats_node == plan_node_id)
+	{
+		for (i = 0; i < MaxBackends; i++)
+		{
+			if (!srm_shared->jobs[i].wstats_valid)
+			{
+				job = &srm_shared->jobs[i];
+				break;
+			}
+		}
+	}
+	job->wstats_leader = leader;
 	job->wstats_node = plan_node_id;
 	job->wstats_worker = ParallelWorkerNumber;
 	job->wstats = *st;
-	pg_write_barrier();
 	job->wstats_valid = true;
+	LWLockRelease(srm_shared->lock);
 }
 
 /*
@@ -534,6 +556,7 @@ SrmWorkerStatsClear(int plan_node_id)
 
 	if (srm_shared == NULL)
 		return;
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
 	for (i = 0; i < MaxBackends; i++)
 	{
 		SrmSharedJob *job = &srm_shared->jobs[i];
@@ -542,6 +565,7 @@ SrmWorkerStatsClear(int plan_node_id)
 			job->wstats_node == plan_node_id)
 			job->wstats_valid = false;
 	}
+	LWLockRelease(srm_shared->lock);
 }
 
 /*
@@ -557,6 +581,7 @@ SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out, int *workers, int max
 
 	if (srm_shared == NULL)
 		return 0;
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
 	for (i = 0; i < MaxBackends && n < max; i++)
 	{
 		SrmSharedJob *job = &srm_shared->jobs[i];
@@ -565,7 +590,6 @@ SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out, int *workers, int max
 		if (!job->wstats_valid || job->wstats_leader != MyProcPid ||
 			job->wstats_node != plan_node_id)
 			continue;
-		pg_read_barrier();
 		/* insertion by worker number */
 		for (k = n; k > 0 && workers[k - 1] > job->wstats_worker; k--)
 		{
@@ -577,6 +601,7 @@ SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out, int *workers, int max
 		job->wstats_valid = false;
 		n++;
 	}
+	LWLockRelease(srm_shared->lock);
 	return n;
 }
 
