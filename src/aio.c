@@ -374,6 +374,30 @@ raise_error(SrmIo *io)
 }
 
 /*
+ * redo_sync
+ *		Carry out part (a copy of a request that io_uring completed) with
+ *		pread/pwrite.  Its completion was already reported, so the callback
+ *		is not called again (it would count the bytes in flight twice); the
+ *		bytes moved are added to the set's counters.
+ */
+static int
+redo_sync(SrmIo *part)
+{
+	SrmIoSet   *set = part->set;
+	SrmIoSet	quiet;
+
+	memset(&quiet, 0, sizeof(quiet));
+	part->set = &quiet;
+	part->state = SRM_IO_PREPARED;
+	do_sync(part);
+	set->reads += quiet.reads;
+	set->writes += quiet.writes;
+	set->bytes_read += quiet.bytes_read;
+	set->bytes_written += quiet.bytes_written;
+	return part->result;
+}
+
+/*
  * finish_short
  *		A short transfer from io_uring: do the rest synchronously.
  */
@@ -382,18 +406,15 @@ finish_short(SrmIo *io)
 {
 	uint32		got = (uint32) io->result;
 	SrmIo		rest = *io;
+	int			r;
 
 	if (got == 0)
 		return;
 	rest.buf += got;
 	rest.len -= got;
 	rest.offset += got;
-	rest.state = SRM_IO_PREPARED;
-	do_sync(&rest);
-	if (rest.result >= 0)
-		io->result = got + rest.result;
-	else
-		io->result = rest.result;
+	r = redo_sync(&rest);
+	io->result = r >= 0 ? (int) got + r : r;
 }
 
 /*
@@ -427,7 +448,18 @@ SrmIoWait(SrmIoSet *set, SrmIo *io)
 		INSTR_TIME_SET_CURRENT(end);
 		INSTR_TIME_SUBTRACT(end, start);
 		set->wait_ms += INSTR_TIME_GET_MILLISEC(end);
-		if (io->result >= 0 && (uint32) io->result < io->len)
+		if (io->result == -EAGAIN || io->result == -EINTR ||
+			io->result == -ECANCELED)
+		{
+			/*
+			 * A transient refusal (say, io_uring could not start a worker
+			 * for an async request): do it ourselves.
+			 */
+			SrmIo		again = *io;
+
+			io->result = redo_sync(&again);
+		}
+		else if (io->result >= 0 && (uint32) io->result < io->len)
 			finish_short(io);
 	}
 	if (io->result < 0 || (uint32) io->result != io->len)

@@ -105,6 +105,17 @@ for f in "$SRM_REPO"/test/t/*.pl; do
     rc=$?
     set -e
     tail -n 40 "$tdir/prove.out"
+    if [ $rc -ne 0 ]; then
+        # the failed assertions with their diagnostics, which the tail
+        # above may have cut off
+        echo "---- failed assertions of $(basename "$f") ----"
+        grep -n -A 25 '^not ok' "$tdir/prove.out" | head -n 200 || true
+        for l in "$tdir"/tmp_check/log/*.log; do
+            [ -f "$l" ] || continue
+            echo "---- errors in $l ----"
+            grep -n -E 'ERROR|PANIC|FATAL' "$l" | head -n 30 || true
+        done
+    fi
     if [ $rc -eq 0 ]; then
         passed=$((passed + 1))
     else
