@@ -38,6 +38,11 @@ def out_path(path):
     return path
 
 
+# the text data sets: the same generator and seed, hence the same rows (in a
+# table each), under different collations
+TEXT_KEYS = ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
+             "FROM generate_series(1, {rows}) i")
+
 DATASETS = {
     # name: (create-table SQL with {rows}, sort key, description)
     "int8": ("SELECT (random() * 9e18)::int8 AS k, i::int8 AS v "
@@ -47,15 +52,10 @@ DATASETS = {
                 "repeat(substr(md5(i::text), 1, 30), 3) AS v "
                 "FROM generate_series(1, {rows}) i",
                 "k", "10-byte random key + 90-byte payload"),
-    "text_c": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
-               "FROM generate_series(1, {rows}) i",
-               'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
-    "text_cutf8": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
-                   "FROM generate_series(1, {rows}) i",
-                   'k COLLATE "C.utf8"', "random text keys of 16-32 characters, libc C.UTF-8"),
-    "text_icu": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
-                 "FROM generate_series(1, {rows}) i",
-                 'k COLLATE "en-x-icu"', "random text keys of 16-32 characters, ICU en"),
+    "text_c": (TEXT_KEYS, 'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
+    "text_cutf8": (TEXT_KEYS, 'k COLLATE "C.utf8"',
+                   "random text keys of 16-32 characters, libc C.UTF-8"),
+    "text_icu": (TEXT_KEYS, 'k COLLATE "en-x-icu"', "random text keys of 16-32 characters, ICU en"),
 }
 
 SYSTEMS = {

@@ -42,18 +42,12 @@ def out_path(path):
     return path
 
 
-from bench import psql
+from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, psql
 
 DATASETS = {
-    "int8": ("SELECT (random() * 9e18)::int8 AS k, i::int8 AS v "
-             "FROM generate_series(1, {rows}) i",
-             "k", "random int8 key + int8 payload"),
-    "text_c": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
-               "FROM generate_series(1, {rows}) i",
-               'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
-    "text_icu": ("SELECT substr(md5(random()::text) || md5(random()::text), 1, 16 + (random() * 16)::int) AS k "
-                 "FROM generate_series(1, {rows}) i",
-                 'k COLLATE "en-x-icu"', "the same text keys, ICU en"),
+    "int8": (BENCH_DATASETS["int8"][0], "k", "random int8 key + int8 payload"),
+    "text_c": (TEXT_KEYS, 'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
+    "text_icu": (TEXT_KEYS, 'k COLLATE "en-x-icu"', "the same text keys, ICU en"),
 }
 
 SYSTEMS = {

@@ -377,23 +377,19 @@ raise_error(SrmIo *io)
  * redo_sync
  *		Carry out part (a copy of a request that io_uring completed) with
  *		pread/pwrite.  Its completion was already reported, so the callback
- *		is not called again (it would count the bytes in flight twice); the
- *		bytes moved are added to the set's counters.
+ *		is held off (it would count the bytes in flight twice).
  */
 static int
 redo_sync(SrmIo *part)
 {
 	SrmIoSet   *set = part->set;
-	SrmIoSet	quiet;
+	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
 
-	memset(&quiet, 0, sizeof(quiet));
-	part->set = &quiet;
+	on_complete = set->on_complete;
+	set->on_complete = NULL;
 	part->state = SRM_IO_PREPARED;
-	do_sync(part);
-	set->reads += quiet.reads;
-	set->writes += quiet.writes;
-	set->bytes_read += quiet.bytes_read;
-	set->bytes_written += quiet.bytes_written;
+	do_sync(part);				/* reports errors in part->result, never ERRORs */
+	set->on_complete = on_complete;
 	return part->result;
 }
 
