@@ -16,6 +16,7 @@ OBJS = \
 	src/node.o \
 	src/plan.o \
 	src/radix.o \
+	src/runmeta.o \
 	src/runs.o \
 	src/scan.o \
 	src/shmem.o \

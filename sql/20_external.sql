@@ -57,6 +57,40 @@ SELECT * FROM srm_diff('SELECT * FROM ext e1 CROSS JOIN generate_series(1, 10) g
                        't', 'g');
 SET work_mem = '64kB';
 
+-- a sort whose run bookkeeping (a slot and a forecast key per block) would
+-- pass a sixteenth of the budget pages it through a metadata workfile (paper
+-- §4.1.2).  On one disk at 256kB (where the bookkeeping held in memory put
+-- the peak at 297kB) the peak stays within the budget + 10%, over several
+-- merge passes of paged runs; same rows with an int key, a text key under
+-- "C", a descending key under DSM, a scroll cursor, and on four disks
+SET work_mem = '256kB';
+SET srmsort.tablespaces = 'srm_d0';
+CREATE TABLE pgd AS SELECT e.*, g FROM ext e CROSS JOIN generate_series(1, 20) g;
+ANALYZE pgd;
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY k, i, g', 'k', 'i', 'g');
+SELECT (j ->> 'Paged Bookkeeping')::int > 0 AS paged,
+       (j ->> 'Memory Peak')::int <= 1.1 * 256 AS within_budget,
+       (j ->> 'Passes')::int > 2 AS intermediate_merges
+  FROM (SELECT srm_explain_json('SELECT * FROM pgd ORDER BY k, i, g OFFSET 1e12')
+               -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY t COLLATE "C", g', 't', 'g');
+SET srmsort.merge_strategy = dsm;
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY k DESC, i, g', 'k', 'i', 'g');
+RESET srmsort.merge_strategy;
+SELECT srm_cursor_diff('SELECT i, g, t FROM pgd ORDER BY i, g');
+-- a by-reference key without a normalized form keeps its bookkeeping in
+-- memory (charged up to a quarter of the budget) and still sorts right
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY ARRAY[k, g], i', 'ARRAY[k, g]', 'i');
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET work_mem = '1MB';
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY k, i, g', 'k', 'i', 'g');
+SELECT (j ->> 'Paged Bookkeeping')::int > 0 AS paged
+  FROM (SELECT srm_explain_json('SELECT * FROM pgd ORDER BY k, i, g OFFSET 1e12')
+               -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
+DROP TABLE pgd;
+SELECT srm_temp_files();
+SET work_mem = '64kB';
+
 -- tuples larger than a block: computed in-line (5 MB each) ...
 -- (the planner cannot see their size, so take every sort)
 SET srmsort.min_input_size = 0;

@@ -159,12 +159,13 @@ resolve_disks(Oid *oids, char names[][NAMEDATALEN])
 }
 
 /*
- * open_workfile
- *		Create disk d's workfile in its tablespace through fd.c and open the
- *		stable fd.
+ * create_temp_file
+ *		A temporary file of fd.c in disk's tablespace (deleted at close, at
+ *		the end of the transaction or by a crash restart; counted against
+ *		temp_file_limit).
  */
-static void
-open_workfile(SrmDiskSet *set, SrmDisk *disk)
+static File
+create_temp_file(SrmDisk *disk)
 {
 	Oid			saved_buf[SRM_MAX_DISKS];
 	Oid		   *saved;
@@ -172,7 +173,6 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 	int			nsaved;
 	File		f;
 	char		tmpdir[MAXPGPATH];
-	int			flags;
 	Oid			where;
 
 	/* force the temporary-tablespace list to this one tablespace */
@@ -210,6 +210,20 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 						   got, tmpdir),
 				 errhint("Check that the tablespace's directory exists and is writable by the server.")));
 	}
+	return f;
+}
+
+/*
+ * open_workfile
+ *		Create disk d's workfile in its tablespace through fd.c and open the
+ *		stable fd.
+ */
+static void
+open_workfile(SrmDiskSet *set, SrmDisk *disk)
+{
+	File		f = create_temp_file(disk);
+	int			flags;
+
 	disk->vfd = f;
 	disk->path = pstrdup(FilePathName(f));
 	disk->accounted = 0;
@@ -302,6 +316,16 @@ SrmDiskExtend(SrmDiskSet *set, int d, off_t new_eof)
 				(errcode_for_file_access(),
 				 errmsg("could not write to file \"%s\": %m", disk->path)));
 	disk->accounted = new_eof;
+}
+
+/*
+ * SrmDiskCreateAuxFile
+ *		See disks.h.
+ */
+File
+SrmDiskCreateAuxFile(SrmDiskSet *set, int d)
+{
+	return create_temp_file(&set->disks[d]);
 }
 
 /*

@@ -75,6 +75,12 @@ extern SrmDiskSet *SrmDiskSetOpen(void);
 extern void SrmDiskExtend(SrmDiskSet *set, int disk, off_t new_eof);
 
 /*
+ * A further temporary file of fd.c in disk d's tablespace, for small
+ * buffered I/O through FileRead/FileWrite (the caller closes it).
+ */
+extern File SrmDiskCreateAuxFile(SrmDiskSet *set, int d);
+
+/*
  * Close the kernel fds and delete the workfiles (reporting their size to
  * log_temp_files).  Idempotent.  Never ERRORs when called with
  * in_abort = true (from a reset callback during abort the VFDs may already

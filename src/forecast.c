@@ -26,12 +26,13 @@
 
 /*
  * entry_of
- *		The current forecast entry of run index r.
+ *		The current forecast entry of run index r (valid until the next
+ *		entry of the same run is asked for).
  */
 static inline SrmForecastEntry *
 entry_of(SrmForecastHeap *fh, int r)
 {
-	return &fh->runs[r]->forecast[fh->pos[r]];
+	return SrmRunForecast(fh->ts, fh->runs[r], fh->pos[r], false);
 }
 
 /*
@@ -108,11 +109,12 @@ has_forecast(SrmForecastHeap *fh, int r)
  *		A forecasting heap over runs[0..nruns), in CurrentMemoryContext.
  */
 SrmForecastHeap *
-SrmForecastBegin(SrmKeys *keys, SrmRun **runs, int nruns)
+SrmForecastBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns)
 {
 	SrmForecastHeap *fh = palloc0(sizeof(SrmForecastHeap));
 	int			r;
 
+	fh->ts = ts;
 	fh->keys = keys;
 	fh->nruns = nruns;
 	fh->runs = runs;

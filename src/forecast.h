@@ -16,6 +16,7 @@
 
 typedef struct SrmForecastHeap
 {
+	SrmTapeSet *ts;
 	SrmKeys    *keys;
 	int			nruns;
 	SrmRun	  **runs;
@@ -24,8 +25,8 @@ typedef struct SrmForecastHeap
 	int			nheap;
 } SrmForecastHeap;
 
-extern SrmForecastHeap *SrmForecastBegin(SrmKeys *keys, SrmRun **runs,
-										 int nruns);
+extern SrmForecastHeap *SrmForecastBegin(SrmTapeSet *ts, SrmKeys *keys,
+										 SrmRun **runs, int nruns);
 extern bool SrmForecastNext(SrmForecastHeap *fh, int *run, int64 *blockno);
 extern bool SrmForecastEmpty(SrmForecastHeap *fh);
 

@@ -513,7 +513,7 @@ dsm_read_super(SrmMerge *m, int r, int s, int64 first)
 	for (i = 0; i < m->ndisks && first + i < in->run->nblocks; i++)
 	{
 		/* continuation blocks of a BIG record may be consumed already */
-		if (in->run->blocks[first + i].slot < 0)
+		if (SrmRunBlockRef(m->ts, in->run, first + i, false)->slot < 0)
 			continue;
 		SrmTapePrepRead(m->ts, in->run, first + i, in->super[s][i]->data,
 						&in->super[s][i]->io);
@@ -947,7 +947,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		pfree(per_disk);
 
 		/* steps 2-5 */
-		m->fh = SrmForecastBegin(keys, runs, nruns);
+		m->fh = SrmForecastBegin(ts, keys, runs, nruns);
 		fill_oqs(m);
 		m->marked = dlist_is_empty(&m->lq) ? NULL :
 			dlist_container(SrmPlaceholder, lq_node, dlist_head_node(&m->lq));

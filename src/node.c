@@ -433,8 +433,11 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 									 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
 									 st->input_bytes / 1024, st->io_wait_ms), es);
 		ExplainPropertyText("Memory",
-							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB",
-									 st->mem_peak / 1024, st->mem_budget / 1024), es);
+							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB%s",
+									 st->mem_peak / 1024, st->mem_budget / 1024,
+									 st->meta_paged > 0 ?
+									 psprintf("  Paged Bookkeeping: " INT64_FORMAT "kB",
+											  (st->meta_paged + 1023) / 1024) : ""), es);
 		return;
 	}
 	ExplainPropertyText("Sort Method", SrmSortMethodName(st->method), es);
@@ -463,6 +466,8 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 						 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
 						 2, es);
 	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
+	ExplainPropertyInteger("Paged Bookkeeping", "kB",
+						   (st->meta_paged + 1023) / 1024, es);
 }
 
 /*

@@ -98,12 +98,14 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 	scan->head_first = palloc((run->nblocks + 1) * sizeof(int64));
 	for (b = 0; b < run->nblocks; b++)
 	{
-		if (run->blocks[b].nrecords == 0)
+		uint32		nrec = SrmRunBlockRef(ts, run, b, false)->nrecords;
+
+		if (nrec == 0)
 			continue;			/* continuation block */
 		scan->head_block[scan->nheads] = b;
 		scan->head_first[scan->nheads] = ord;
 		scan->nheads++;
-		ord += run->blocks[b].nrecords;
+		ord += nrec;
 	}
 	scan->head_first[scan->nheads] = ord;
 

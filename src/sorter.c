@@ -115,6 +115,22 @@ static void sorter_reset_callback(void *arg);
  */
 #define SRM_META_CHARGED_SHARE	4	/* a quarter */
 
+/*
+ * Once the bookkeeping held in memory passes this fraction of the budget,
+ * runs created from then on keep theirs in metadata workfiles, paged in
+ * while they are written or merged (paper §4.1.2).  Only sorts whose
+ * forecast keys have a fixed size (normalized or by value) can: by-reference
+ * keys stay in memory under the rule above.
+ */
+#define SRM_META_RESIDENT_SHARE 16
+
+/* Can this sort page its runs' bookkeeping? */
+static inline bool
+meta_pageable(SrmSorter *s)
+{
+	return s->ts->normalized || s->ts->key_byval;
+}
+
 static inline Size
 meta_bytes(SrmSorter *s)
 {
@@ -141,6 +157,9 @@ mem_used(SrmSorter *s)
 	Size		used = SrmMemLoadBytes(&s->load);
 
 	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
+	/* the page caches of the run being written */
+	if (s->nwbufs > 0)
+		used += SrmRunOpenBytes(s->ts);
 	return used + forecast_bytes(s);
 }
 
@@ -304,7 +323,9 @@ choose_block_size(SrmSorter *s, int D)
 		double		per = B + SRM_BUF_SLACK;
 		double		meta = Min(run_bytes / B * 1.33 *
 							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
-							   (double) s->budget / SRM_META_CHARGED_SHARE);
+							   (double) s->budget /
+							   (meta_pageable(s) ? SRM_META_RESIDENT_SHARE :
+								SRM_META_CHARGED_SHARE));
 		double		load = (double) s->budget - 2.0 * D * per - meta;
 		double		nruns = ceil(rows / Max(first * load / s->budget, 1.0));
 		int			rf = srm_order(s, (s->budget - meta) / per, D);
@@ -369,11 +390,16 @@ go_external(SrmSorter *s)
 
 /*
  * new_run
- *		An empty run on a random start disk (SRM) or disk 0 (DSM).
+ *		An empty run on a random start disk (SRM) or disk 0 (DSM).  expect
+ *		is the bookkeeping it will probably need: if that would take the
+ *		bookkeeping in memory past its share, runs are paged from now on.
  */
 static SrmRun *
-new_run(SrmSorter *s)
+new_run(SrmSorter *s, Size expect)
 {
+	if (!s->ts->page_meta && meta_pageable(s) &&
+		s->runs_meta + expect > s->budget / SRM_META_RESIDENT_SHARE)
+		SrmTapePageMeta(s->ts);
 	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));
 }
 
@@ -416,7 +442,8 @@ dump_run(SrmSorter *s)
 	old = MemoryContextSwitchTo(s->cxt);
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
-	run = new_run(s);
+	/* a run's bookkeeping: about the last one's */
+	run = new_run(s, s->nruns > 0 ? s->runs[s->nruns - 1]->forecast_bytes : 0);
 	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
 	SrmMemLoadWriteRun(&s->load, w);
 	SrmRunWriterEnd(w);
@@ -649,11 +676,17 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
 	SrmRun	  **inputs = take_smallest_runs(s, k);
-	SrmRun	   *out = new_run(s);
+	SrmRun	   *out;
 	SrmRunWriter *w;
 	SrmMerge   *m;
 	SrmTuple	t;
 	int			i;
+	Size		expect = 0;
+
+	/* the output's bookkeeping is about the inputs' together */
+	for (i = 0; i < k; i++)
+		expect += inputs[i]->forecast_bytes;
+	out = new_run(s, expect);
 
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
 	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
@@ -694,6 +727,35 @@ test_pause_before_merge(void)
 }
 
 /*
+ * merge_avail
+ *		Memory for a merge's block buffers: the budget less the bookkeeping
+ *		in memory and, for paged runs, the page caches of the inputs of a
+ *		merge of the order memory allows (and of its output).
+ */
+static double
+merge_avail(SrmSorter *s)
+{
+	double		avail = (double) s->budget - forecast_bytes(s);
+	Size		open = SrmRunOpenBytes(s->ts);
+
+	if (open > 0)
+	{
+		int			r = srm_order(s, merge_buffers(s, avail), s->ts->ndisks);
+
+		avail -= (double) open * (Min(Max(r, 2), s->nruns) + 1);
+	}
+	return avail;
+}
+
+/* Memory of the page caches of a merge's k paged inputs (the output's are
+ * in mem_used). */
+static inline Size
+merge_open_bytes(SrmSorter *s, int k)
+{
+	return SrmRunOpenBytes(s->ts) * (Size) k;
+}
+
+/*
  * merge_all
  *		Plan the merges (paper §4.1.3), run the intermediate ones and start
  *		the final merge.
@@ -702,7 +764,7 @@ static void
 merge_all(SrmSorter *s)
 {
 	int			D = s->ts->ndisks;
-	double		avail = (double) s->budget - forecast_bytes(s);
+	double		avail = merge_avail(s);
 	int			out_bufs = 2 * D;
 	int			rf = srm_order(s, merge_buffers(s, avail), D);
 	int			ri = srm_order(s, merge_buffers(s, avail) - out_bufs, D);
@@ -745,7 +807,8 @@ merge_all(SrmSorter *s)
 		k = Max(k, 2);
 		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 		merge_runs_to_one(s, k, nbufs);
-		note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+		note_mem(s, mem_used(s) + merge_open_bytes(s, k) +
+				 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	}
 
 	if (s->flags & SRM_SORT_RANDOMACCESS)
@@ -757,17 +820,19 @@ merge_all(SrmSorter *s)
 
 			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 			merge_runs_to_one(s, k, nbufs);
-			note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+			note_mem(s, mem_used(s) + merge_open_bytes(s, k) +
+					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 		}
 		pfree(s->wbufs_raw);
 		pfree(s->wbufs);
 		s->wbufs = NULL;
 		s->nwbufs = 0;
-		nbufs = Max(merge_buffers(s, (double) s->budget - forecast_bytes(s)), D + 2);
+		nbufs = Max(merge_buffers(s, merge_avail(s)), D + 2);
 		nbufs = Min(nbufs, 4 * D + 2);
 		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		note_mem(s, mem_used(s) + SrmScanMemory(s->ts, s->runs[0], nbufs));
+		note_mem(s, mem_used(s) + merge_open_bytes(s, 1) +
+				 SrmScanMemory(s->ts, s->runs[0], nbufs));
 		s->state = SS_SORTEDONDISK;
 		return;
 	}
@@ -777,12 +842,13 @@ merge_all(SrmSorter *s)
 	pfree(s->wbufs);
 	s->wbufs = NULL;
 	s->nwbufs = 0;
-	avail = (double) s->budget - forecast_bytes(s);
+	avail = merge_avail(s);
 	nbufs = merge_nbufs(s, merge_buffers(s, avail), s->nruns);
 	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
 							 &s->counters);
-	note_mem(s, mem_used(s) + (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	note_mem(s, mem_used(s) + merge_open_bytes(s, s->nruns) +
+			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	s->state = SS_FINALMERGE;
 }
 
@@ -1021,6 +1087,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 	st->input_bytes = s->input_bytes;
 	st->mem_peak = s->mem_peak;
 	st->mem_budget = s->budget;
+	if (s->ts != NULL)
+		st->meta_paged = SrmTapeMetaBytes(s->ts);
 	st->runs = s->nruns_initial;
 	st->merge_order = s->merge_order;
 	st->passes = s->passes;

@@ -61,6 +61,7 @@ typedef struct SrmSortStats
 	int64		input_bytes;	/* bytes of tuples as stored in runs */
 	int64		mem_peak;		/* peak memory charged to the budget */
 	int64		mem_budget;		/* the budget in bytes */
+	int64		meta_paged;		/* bytes of run bookkeeping in metadata files */
 	int64		runs;			/* initial runs written */
 	int			merge_order;	/* R of the merges */
 	int			passes;			/* merge passes incl. the final merge */

@@ -19,7 +19,9 @@
  *
  * Forecast data is produced while writing: when a block that begins
  * records is closed, the first key of its last record is copied into the
- * run's forecast list (memory the sorter counts against its budget).
+ * run's forecast list (memory the sorter counts against its budget).  When
+ * the sorter says so, new runs keep their block references and forecast
+ * lists in two metadata workfiles instead (runmeta.c).
  *
  * Nothing here knows about tuples beyond their length and the key
  * extraction callback supplied by the sorter.
@@ -94,6 +96,8 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	 * to make a merge's writes reach the full disk.
 	 */
 	ts->reuse_slots = (getenv("SRMSORT_TEST_NO_SLOT_REUSE") == NULL);
+	ts->meta_blocks.vfd = -1;
+	ts->meta_forecast.vfd = -1;
 	for (d = 0; d < ts->ndisks; d++)
 	{
 		ts->freecap[d] = 64;
@@ -114,6 +118,84 @@ SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
 		SrmIoDrain(ts->io);
 	if (ts->disks)
 		SrmDiskSetClose(ts->disks, in_abort);
+	/* at abort fd.c deletes them with the resource owner */
+	if (!in_abort)
+	{
+		if (ts->meta_blocks.vfd >= 0)
+			FileClose(ts->meta_blocks.vfd);
+		if (ts->meta_forecast.vfd >= 0)
+			FileClose(ts->meta_forecast.vfd);
+	}
+	ts->meta_blocks.vfd = -1;
+	ts->meta_forecast.vfd = -1;
+}
+
+/*
+ * The page cache slots of a paged run's arrays in use: the block
+ * references are visited at the forecast frontier, at the block being
+ * consumed and (DSM) at the superblock being read; the forecast list only
+ * at the frontier.
+ */
+#define SRM_BLOCK_PAGE_SLOTS	4
+#define SRM_FORECAST_PAGE_SLOTS 2
+
+/*
+ * SrmTapePageMeta
+ *		From now on, create runs whose bookkeeping lives in metadata
+ *		workfiles (on the first disk), paged in while they are in use.
+ *		Only for sorts whose forecast keys have a fixed size.
+ */
+void
+SrmTapePageMeta(SrmTapeSet *ts)
+{
+	Assert(ts->normalized || ts->key_byval);
+	if (ts->page_meta)
+		return;
+	SrmMetaFileInit(&ts->meta_blocks, SrmDiskCreateAuxFile(ts->disks, 0),
+					sizeof(SrmBlockRef), SRM_BLOCK_PAGE_SLOTS, ts->cxt);
+	SrmMetaFileInit(&ts->meta_forecast, SrmDiskCreateAuxFile(ts->disks, 0),
+					sizeof(SrmForecastEntry), SRM_FORECAST_PAGE_SLOTS, ts->cxt);
+	ts->page_meta = true;
+}
+
+/*
+ * SrmRunOpenBytes
+ *		Memory a paged run's bookkeeping takes while it is written or
+ *		merged (its page caches); 0 for runs kept in memory.
+ */
+Size
+SrmRunOpenBytes(SrmTapeSet *ts)
+{
+	if (!ts->page_meta)
+		return 0;
+	return SrmMetaCacheBytes(&ts->meta_blocks) +
+		SrmMetaCacheBytes(&ts->meta_forecast) + 2 * MAXIMUM_ALIGNOF + 32;
+}
+
+/*
+ * SrmTapeMetaBytes
+ *		Bytes of bookkeeping written to the metadata files so far.
+ */
+int64
+SrmTapeMetaBytes(SrmTapeSet *ts)
+{
+	if (!ts->page_meta)
+		return 0;
+	return ts->meta_blocks.eof * ts->meta_blocks.entsz +
+		ts->meta_forecast.eof * ts->meta_forecast.entsz;
+}
+
+/*
+ * SrmRunCloseMeta
+ *		A paged run is not in use for now: write back and free its caches.
+ */
+void
+SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run)
+{
+	if (!run->paged)
+		return;
+	SrmPagedClose(&ts->meta_blocks, &run->pblocks, true);
+	SrmPagedClose(&ts->meta_forecast, &run->pforecast, true);
 }
 
 /*
@@ -137,14 +219,36 @@ SrmRunCreate(SrmTapeSet *ts, int start_disk)
 	SrmRun	   *run = palloc0(sizeof(SrmRun));
 
 	run->start_disk = start_disk;
-	run->maxblocks = 16;
-	run->blocks = palloc(run->maxblocks * sizeof(SrmBlockRef));
-	run->maxforecast = 16;
-	run->forecast = palloc(run->maxforecast * sizeof(SrmForecastEntry));
-	run->forecast_bytes = GetMemoryChunkSpace(run) +
-		GetMemoryChunkSpace(run->blocks) + GetMemoryChunkSpace(run->forecast);
+	run->paged = ts->page_meta;
+	run->forecast_bytes = GetMemoryChunkSpace(run);
+	if (!run->paged)
+	{
+		run->maxblocks = 16;
+		run->blocks = palloc(run->maxblocks * sizeof(SrmBlockRef));
+		run->maxforecast = 16;
+		run->forecast = palloc(run->maxforecast * sizeof(SrmForecastEntry));
+		run->forecast_bytes += GetMemoryChunkSpace(run->blocks) +
+			GetMemoryChunkSpace(run->forecast);
+	}
 	MemoryContextSwitchTo(old);
 	return run;
+}
+
+/*
+ * free_slot
+ *		Put a slot of disk d on its free list.
+ */
+static void
+free_slot(SrmTapeSet *ts, int d, int32 slot)
+{
+	if (ts->nfree[d] >= ts->freecap[d])
+	{
+		ts->freecap[d] *= 2;
+		ts->freeslots[d] = repalloc(ts->freeslots[d],
+									ts->freecap[d] * sizeof(int32));
+	}
+	ts->freeslots[d][ts->nfree[d]++] = slot;
+	ts->slots_in_use--;
 }
 
 /*
@@ -156,6 +260,21 @@ SrmRunFree(SrmTapeSet *ts, SrmRun *run)
 {
 	int64		i;
 
+	if (run->paged)
+	{
+		/* give back the slots still held, leaving the dead pages as they are */
+		for (i = 0; i < run->nblocks; i++)
+		{
+			SrmBlockRef *ref = SrmRunBlockRef(ts, run, i, false);
+
+			if (ref->slot >= 0)
+				free_slot(ts, SrmRunBlockDisk(ts, run, i), ref->slot);
+		}
+		SrmPagedClose(&ts->meta_blocks, &run->pblocks, false);
+		SrmPagedClose(&ts->meta_forecast, &run->pforecast, false);
+		pfree(run);
+		return;
+	}
 	for (i = 0; i < run->nblocks; i++)
 		SrmTapeReleaseBlock(ts, run, i);
 	/* copied by-reference keys; normalized keys are plain integers */
@@ -206,20 +325,14 @@ alloc_slot(SrmTapeSet *ts, int d)
 void
 SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno)
 {
-	SrmBlockRef *ref = &run->blocks[blockno];
-	int			d = SrmRunBlockDisk(ts, run, blockno);
+	SrmBlockRef *ref = SrmRunBlockRef(ts, run, blockno, false);
 
 	if (ref->slot < 0)
 		return;
-	if (ts->nfree[d] >= ts->freecap[d])
-	{
-		ts->freecap[d] *= 2;
-		ts->freeslots[d] = repalloc(ts->freeslots[d],
-									ts->freecap[d] * sizeof(int32));
-	}
-	ts->freeslots[d][ts->nfree[d]++] = ref->slot;
+	/* changed after all: mark its page */
+	ref = SrmRunBlockRef(ts, run, blockno, true);
+	free_slot(ts, SrmRunBlockDisk(ts, run, blockno), ref->slot);
 	ref->slot = -1;
-	ts->slots_in_use--;
 }
 
 /*
@@ -259,7 +372,7 @@ void
 SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 				SrmIo *io)
 {
-	SrmBlockRef *ref = &run->blocks[blockno];
+	SrmBlockRef *ref = SrmRunBlockRef(ts, run, blockno, false);
 	int			d = SrmRunBlockDisk(ts, run, blockno);
 	SrmDisk    *disk = &ts->disks->disks[d];
 
@@ -344,6 +457,18 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 {
 	SrmForecastEntry *e;
 
+	if (run->paged)
+	{
+		Assert(isnull || ts->key_byval || ts->normalized);
+		e = SrmPagedAppend(&ts->meta_forecast, &run->pforecast);
+		run->nforecast++;
+		Assert(run->pforecast.n == run->nforecast);
+		e->key = key;
+		e->next_head = (int32) next_head;
+		e->isnull = isnull;
+		e->nrank = nrank;
+		return;
+	}
 	if (run->nforecast >= run->maxforecast)
 	{
 		run->forecast_bytes -= GetMemoryChunkSpace(run->forecast);
@@ -405,15 +530,26 @@ open_block(SrmRunWriter *w, uint32 flags)
 	if (io->state != SRM_IO_IDLE)
 		SrmIoWait(ts->io, io);
 
-	if (run->nblocks >= run->maxblocks)
+	if (run->paged)
 	{
-		run->forecast_bytes -= GetMemoryChunkSpace(run->blocks);
-		run->maxblocks *= 2;
-		run->blocks = repalloc(run->blocks, run->maxblocks * sizeof(SrmBlockRef));
-		run->forecast_bytes += GetMemoryChunkSpace(run->blocks);
+		SrmBlockRef *ref = SrmPagedAppend(&ts->meta_blocks, &run->pblocks);
+
+		ref->slot = -1;
+		ref->nrecords = 0;
 	}
-	run->blocks[run->nblocks].slot = -1;
-	run->blocks[run->nblocks].nrecords = 0;
+	else
+	{
+		if (run->nblocks >= run->maxblocks)
+		{
+			run->forecast_bytes -= GetMemoryChunkSpace(run->blocks);
+			run->maxblocks *= 2;
+			run->blocks = repalloc(run->blocks,
+								   run->maxblocks * sizeof(SrmBlockRef));
+			run->forecast_bytes += GetMemoryChunkSpace(run->blocks);
+		}
+		run->blocks[run->nblocks].slot = -1;
+		run->blocks[run->nblocks].nrecords = 0;
+	}
 
 	hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	hdr->magic = SRM_BLOCK_MAGIC;
@@ -439,7 +575,7 @@ write_block(SrmRunWriter *w)
 	SrmRun	   *run = w->run;
 	SrmBlockHeader *hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	int64		blockno = hdr->blockno;
-	SrmBlockRef *ref = &run->blocks[blockno];
+	SrmBlockRef *ref = SrmRunBlockRef(ts, run, blockno, true);
 	SrmDisk    *disk;
 	int			d;
 
@@ -609,6 +745,7 @@ SrmRunWriterEnd(SrmRunWriter *w)
 		if (w->ios[i].state != SRM_IO_IDLE)
 			SrmIoWait(w->ts->io, &w->ios[i]);
 	if (w->run->nforecast > 0)
-		w->run->forecast[w->run->nforecast - 1].next_head = -1;
+		SrmRunForecast(w->ts, w->run, w->run->nforecast - 1, true)->next_head = -1;
+	SrmRunCloseMeta(w->ts, w->run);
 	pfree(w);
 }

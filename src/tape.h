@@ -15,6 +15,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "runmeta.h"
 
 #define SRM_BLOCK_MAGIC		0x53524d42	/* "SRMB" */
 
@@ -73,18 +74,29 @@ typedef struct SrmForecastEntry
 	uint8		nrank;			/* normalized keys: NULL rank */
 } SrmForecastEntry;
 
+/*
+ * A run.  Its block references and forecast entries are arrays in memory,
+ * or, once the sort's bookkeeping outgrows its share of the budget, arrays
+ * in the tape set's metadata files (paged: only cached pages in memory).
+ * Read them through SrmRunBlockRef and SrmRunForecast.
+ */
 typedef struct SrmRun
 {
 	int			start_disk;
+	bool		paged;
 	int64		nblocks;
-	int64		maxblocks;
-	SrmBlockRef *blocks;
 	int64		nrecords;
 	int64		nbytes;			/* bytes of blocks written */
 	int64		nforecast;
+	Size		forecast_bytes; /* memory held by the run's bookkeeping */
+	/* in memory */
+	int64		maxblocks;
+	SrmBlockRef *blocks;
 	int64		maxforecast;
 	SrmForecastEntry *forecast;
-	Size		forecast_bytes; /* memory held by the run's bookkeeping */
+	/* paged */
+	SrmPaged	pblocks;
+	SrmPaged	pforecast;
 } SrmRun;
 
 /* Extracts the first key of a stored tuple (for forecast data). */
@@ -112,6 +124,10 @@ typedef struct SrmTapeSet
 	int32	   *nfree;
 	int32	   *freecap;
 	bool		reuse_slots;	/* off only in fault-injection tests */
+	/* runs created from now on keep their bookkeeping in these files */
+	bool		page_meta;
+	SrmMetaFile meta_blocks;	/* SrmBlockRef entries */
+	SrmMetaFile meta_forecast;	/* SrmForecastEntry entries */
 	int64		slots_in_use;
 	int64		peak_slots_in_use;
 	/* counters */
@@ -143,6 +159,33 @@ extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
 
 extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start_disk);
 extern void SrmRunFree(SrmTapeSet *ts, SrmRun *run);
+extern void SrmTapePageMeta(SrmTapeSet *ts);
+extern Size SrmRunOpenBytes(SrmTapeSet *ts);
+extern int64 SrmTapeMetaBytes(SrmTapeSet *ts);
+extern void SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run);
+
+/*
+ * Block reference i of a run; valid until the next access to the run's
+ * block references.  With dirty, the caller changes it.
+ */
+static inline SrmBlockRef *
+SrmRunBlockRef(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
+{
+	if (likely(!run->paged))
+		return &run->blocks[i];
+	return (SrmBlockRef *) SrmPagedAt(&ts->meta_blocks, &run->pblocks, i,
+									  dirty);
+}
+
+/* Forecast entry i of a run; as SrmRunBlockRef. */
+static inline SrmForecastEntry *
+SrmRunForecast(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
+{
+	if (likely(!run->paged))
+		return &run->forecast[i];
+	return (SrmForecastEntry *) SrmPagedAt(&ts->meta_forecast,
+										   &run->pforecast, i, dirty);
+}
 
 /* Block i of run lives on disk (start + i) mod D. */
 static inline int

@@ -1,0 +1,237 @@
+/*-------------------------------------------------------------------------
+ *
+ * runmeta.c
+ *	  Run bookkeeping paged through a metadata workfile (SRM paper §4.1.2).
+ *
+ * A run's bookkeeping -- a slot reference and a forecast key per block --
+ * is small beside the run (about 24 bytes per block), but a big sort in
+ * little memory has so many blocks that all of it no longer fits in the
+ * budget (10M 136-byte records at 4MB: 2MB in 16kB blocks).  The merge only
+ * ever looks at a run's bookkeeping near two points, the forecast frontier
+ * and the block being consumed, so each array is kept in a workfile and
+ * only a few small pages of it are cached while the run is being written
+ * or merged.  Pages are written back when evicted if they changed (slots
+ * are released during merges) and read back on demand; the file is in the
+ * page cache in practice, and one page covers SRM_PAGE_ENTRIES blocks.
+ *
+ * IDENTIFICATION
+ *	  src/runmeta.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pgstat.h"
+
+#include "runmeta.h"
+
+#define SRM_MAX_PAGE_SLOTS	8
+
+struct SrmPageCache
+{
+	int			last;			/* slot of the last hit, tried first */
+	uint32		tick;
+	int64		pageno[SRM_MAX_PAGE_SLOTS]; /* -1: empty */
+	uint32		used[SRM_MAX_PAGE_SLOTS];
+	bool		dirty[SRM_MAX_PAGE_SLOTS];
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+};
+
+/*
+ * SrmMetaFileInit
+ *		A metadata file of entsz-byte entries on the temporary file vfd;
+ *		arrays in use cache nslots pages each, allocated in cxt.
+ */
+void
+SrmMetaFileInit(SrmMetaFile *mf, File vfd, int entsz, int nslots,
+				MemoryContext cxt)
+{
+	Assert(nslots > 0 && nslots <= SRM_MAX_PAGE_SLOTS);
+	mf->vfd = vfd;
+	mf->entsz = entsz;
+	mf->nslots = nslots;
+	mf->eof = 0;
+	mf->cxt = cxt;
+}
+
+/*
+ * SrmMetaCacheBytes
+ *		Memory of one array's page cache (what an open array costs).
+ */
+Size
+SrmMetaCacheBytes(SrmMetaFile *mf)
+{
+	return offsetof(SrmPageCache, data) +
+		(Size) mf->nslots * SRM_PAGE_ENTRIES * mf->entsz;
+}
+
+static inline char *
+slot_data(SrmMetaFile *mf, SrmPageCache *c, int slot)
+{
+	return c->data + (Size) slot * SRM_PAGE_ENTRIES * mf->entsz;
+}
+
+/* Entries of page k that exist: the last page of an array is partial. */
+static inline int
+page_count(SrmPaged *pa, int64 k)
+{
+	return (int) Min((int64) SRM_PAGE_ENTRIES, pa->n - k * SRM_PAGE_ENTRIES);
+}
+
+static inline off_t
+page_offset(SrmMetaFile *mf, SrmPaged *pa, int64 k)
+{
+	return (off_t) (pa->base + k * SRM_PAGE_ENTRIES) * mf->entsz;
+}
+
+/*
+ * write_back
+ *		Write the valid entries of a dirty cached page to the file; only
+ *		those, as the next run's entries follow right after.
+ */
+static void
+write_back(SrmMetaFile *mf, SrmPaged *pa, int slot)
+{
+	SrmPageCache *c = pa->cache;
+	int			bytes = page_count(pa, c->pageno[slot]) * mf->entsz;
+	int			rc;
+
+	if (bytes > 0)
+	{
+		rc = FileWrite(mf->vfd, slot_data(mf, c, slot), bytes,
+					   page_offset(mf, pa, c->pageno[slot]),
+					   WAIT_EVENT_BUFFILE_WRITE);
+		if (rc != bytes)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write to file \"%s\": %m",
+							FilePathName(mf->vfd))));
+	}
+	c->dirty[slot] = false;
+}
+
+/*
+ * load_page
+ *		Read page k into a slot, evicting the least recently used page.
+ *		Entries past the end of the file are the newest array's appends
+ *		not yet written back: they start zeroed.
+ */
+static int
+load_page(SrmMetaFile *mf, SrmPaged *pa, int64 k)
+{
+	SrmPageCache *c = pa->cache;
+	int			victim = 0;
+	int			s;
+	int			want;
+	int			got;
+	char	   *buf;
+
+	for (s = 0; s < mf->nslots; s++)
+	{
+		if (c->pageno[s] < 0)
+		{
+			victim = s;
+			break;
+		}
+		if (c->used[s] < c->used[victim])
+			victim = s;
+	}
+	if (c->pageno[victim] >= 0 && c->dirty[victim])
+		write_back(mf, pa, victim);
+
+	buf = slot_data(mf, c, victim);
+	want = page_count(pa, k) * mf->entsz;
+	got = FileRead(mf->vfd, buf, want, page_offset(mf, pa, k),
+				   WAIT_EVENT_BUFFILE_READ);
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m",
+						FilePathName(mf->vfd))));
+	if (got < want)
+		memset(buf + got, 0, want - got);
+	c->pageno[victim] = k;
+	c->dirty[victim] = false;
+	return victim;
+}
+
+/*
+ * SrmPagedAt
+ *		Entry i of the array, cached; the pointer is valid until the next
+ *		call on the same array.  With dirty, the caller changes the entry.
+ */
+void *
+SrmPagedAt(SrmMetaFile *mf, SrmPaged *pa, int64 i, bool dirty)
+{
+	SrmPageCache *c = pa->cache;
+	int64		k = i / SRM_PAGE_ENTRIES;
+	int			slot;
+
+	Assert(i >= 0 && i < pa->n);
+	if (c == NULL)
+	{
+		c = MemoryContextAlloc(mf->cxt, SrmMetaCacheBytes(mf));
+		c->last = 0;
+		c->tick = 0;
+		for (slot = 0; slot < SRM_MAX_PAGE_SLOTS; slot++)
+		{
+			c->pageno[slot] = -1;
+			c->used[slot] = 0;
+			c->dirty[slot] = false;
+		}
+		pa->cache = c;
+	}
+
+	slot = c->last;
+	if (c->pageno[slot] != k)
+	{
+		for (slot = 0; slot < mf->nslots; slot++)
+			if (c->pageno[slot] == k)
+				break;
+		if (slot == mf->nslots)
+			slot = load_page(mf, pa, k);
+		c->last = slot;
+	}
+	c->used[slot] = ++c->tick;
+	if (dirty)
+		c->dirty[slot] = true;
+	return slot_data(mf, c, slot) + (i - k * SRM_PAGE_ENTRIES) * mf->entsz;
+}
+
+/*
+ * SrmPagedAppend
+ *		A new (zeroed or stale) last entry of the array, to be filled in.
+ *		Only the newest array of the file may grow.
+ */
+void *
+SrmPagedAppend(SrmMetaFile *mf, SrmPaged *pa)
+{
+	if (pa->n == 0)
+		pa->base = mf->eof;
+	else if (pa->base + pa->n != mf->eof)
+		elog(ERROR, "srmsort: run bookkeeping appended to an array that is not the newest");
+	pa->n++;
+	mf->eof = pa->base + pa->n;
+	return SrmPagedAt(mf, pa, pa->n - 1, true);
+}
+
+/*
+ * SrmPagedClose
+ *		Stop using the array for now: write back its changed pages (unless
+ *		the array is being dropped) and free its cache.
+ */
+void
+SrmPagedClose(SrmMetaFile *mf, SrmPaged *pa, bool write_back_pages)
+{
+	SrmPageCache *c = pa->cache;
+	int			slot;
+
+	if (c == NULL)
+		return;
+	if (write_back_pages)
+		for (slot = 0; slot < mf->nslots; slot++)
+			if (c->pageno[slot] >= 0 && c->dirty[slot])
+				write_back(mf, pa, slot);
+	pfree(c);
+	pa->cache = NULL;
+}
