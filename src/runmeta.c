@@ -102,10 +102,15 @@ write_back(SrmMetaFile *mf, SrmPaged *pa, int slot)
 					   page_offset(mf, pa, c->pageno[slot]),
 					   WAIT_EVENT_BUFFILE_WRITE);
 		if (rc != bytes)
+		{
+			/* a short write without an error: assume the disk is full */
+			if (rc >= 0)
+				errno = ENOSPC;
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not write to file \"%s\": %m",
 							FilePathName(mf->vfd))));
+		}
 	}
 	c->dirty[slot] = false;
 }

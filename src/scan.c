@@ -11,7 +11,9 @@
  * the reader turns that into the ordinal of the first record of every
  * "head" block (a block that begins records) and finds a tuple by binary
  * search, then by a per-block offset table built when the block is first
- * used.
+ * used.  Only every SRM_SCAN_GROUP-th head is kept in memory (16 bytes per
+ * head of a big run in little memory went well past the budget); a group's
+ * heads are worked out again from the run's block references when needed.
  *
  * A few block buffers form a cache.  Whenever a block is used, the next D
  * head blocks in the direction of the scan -- consecutive blocks, hence on
@@ -44,14 +46,32 @@ typedef struct SrmScanBuf
 	uint64		used;			/* LRU clock */
 } SrmScanBuf;
 
+#define SRM_SCAN_GROUP	32
+
+/* The heads of one group, worked out. */
+typedef struct SrmScanGroup
+{
+	int64		g;				/* group number, -1 if none */
+	int			n;				/* heads in the group */
+	int64		block[SRM_SCAN_GROUP];	/* block index of each head */
+	int64		first[SRM_SCAN_GROUP + 1];	/* ordinal of its first record */
+} SrmScanGroup;
+
 struct SrmScan
 {
 	SrmTapeSet *ts;
 	SrmRun	   *run;
 	MemoryContext cxt;
 	int64		nheads;
-	int64	   *head_block;		/* block index of each head block */
-	int64	   *head_first;		/* ordinal of its first record; [nheads] = n */
+	int64		ntuples;
+	int64		ngroups;
+	int64	   *group_block;	/* block index of head g * SRM_SCAN_GROUP */
+	int64	   *group_first;	/* ordinal of its first record; [ngroups] = n */
+	SrmScanGroup groups[2];		/* the two groups used last */
+	int			group_last;
+	int64		cur_head;		/* the head found last, -1 if none ... */
+	int64		cur_first;		/* ... and its records' ordinals */
+	int64		cur_end;
 	int			nbufs;
 	SrmScanBuf *bufs;
 	uint64		clock;
@@ -68,7 +88,8 @@ Size
 SrmScanMemory(SrmTapeSet *ts, SrmRun *run, int nbufs)
 {
 	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
-		(Size) run->nblocks * 2 * sizeof(int64);
+		(Size) (run->nblocks / SRM_SCAN_GROUP + 2) * 2 * sizeof(int64) +
+		sizeof(SrmScan);
 }
 
 /*
@@ -94,20 +115,27 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 	scan->prefetch = ts->ndisks;
 	scan->nbufs = Max(nbufs, ts->ndisks + 2);
 	scan->pinned = -1;
-	scan->head_block = palloc((run->nblocks + 1) * sizeof(int64));
-	scan->head_first = palloc((run->nblocks + 1) * sizeof(int64));
+	scan->group_block = palloc((run->nblocks / SRM_SCAN_GROUP + 2) * sizeof(int64));
+	scan->group_first = palloc((run->nblocks / SRM_SCAN_GROUP + 2) * sizeof(int64));
 	for (b = 0; b < run->nblocks; b++)
 	{
 		uint32		nrec = SrmRunBlockRef(ts, run, b, false)->nrecords;
 
 		if (nrec == 0)
 			continue;			/* continuation block */
-		scan->head_block[scan->nheads] = b;
-		scan->head_first[scan->nheads] = ord;
+		if (scan->nheads % SRM_SCAN_GROUP == 0)
+		{
+			scan->group_block[scan->ngroups] = b;
+			scan->group_first[scan->ngroups] = ord;
+			scan->ngroups++;
+		}
 		scan->nheads++;
 		ord += nrec;
 	}
-	scan->head_first[scan->nheads] = ord;
+	scan->group_first[scan->ngroups] = ord;
+	scan->ntuples = ord;
+	scan->groups[0].g = scan->groups[1].g = -1;
+	scan->cur_head = -1;
 
 	scan->bufs = palloc0(scan->nbufs * sizeof(SrmScanBuf));
 	bufmem = SrmTapeAllocBuffers(ts, cxt, scan->nbufs, NULL);
@@ -127,7 +155,54 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 int64
 SrmScanCount(SrmScan *scan)
 {
-	return scan->head_first[scan->nheads];
+	return scan->ntuples;
+}
+
+/*
+ * group_of
+ *		The heads of group g, worked out from the run's block references
+ *		(kept for the two groups used last: a scan and its prefetch may
+ *		straddle two).
+ */
+static SrmScanGroup *
+group_of(SrmScan *scan, int64 g)
+{
+	SrmScanGroup *grp = &scan->groups[scan->group_last];
+	int64		b;
+	int64		ord;
+
+	if (grp->g == g)
+		return grp;
+	scan->group_last ^= 1;
+	grp = &scan->groups[scan->group_last];
+	if (grp->g == g)
+		return grp;
+
+	Assert(g >= 0 && g < scan->ngroups);
+	grp->g = g;
+	grp->n = 0;
+	ord = scan->group_first[g];
+	for (b = scan->group_block[g];
+		 b < scan->run->nblocks && grp->n < SRM_SCAN_GROUP; b++)
+	{
+		uint32		nrec = SrmRunBlockRef(scan->ts, scan->run, b, false)->nrecords;
+
+		if (nrec == 0)
+			continue;			/* continuation block */
+		grp->block[grp->n] = b;
+		grp->first[grp->n] = ord;
+		grp->n++;
+		ord += nrec;
+	}
+	grp->first[grp->n] = ord;
+	return grp;
+}
+
+/* Block index of head h. */
+static inline int64
+head_block(SrmScan *scan, int64 h)
+{
+	return group_of(scan, h / SRM_SCAN_GROUP)->block[h % SRM_SCAN_GROUP];
 }
 
 /*
@@ -190,7 +265,7 @@ start_read(SrmScan *scan, int i, int64 h)
 	b->head = h;
 	b->indexed = false;
 	b->used = ++scan->clock;
-	SrmTapePrepRead(scan->ts, scan->run, scan->head_block[h], b->data, &b->io);
+	SrmTapePrepRead(scan->ts, scan->run, head_block(scan, h), b->data, &b->io);
 }
 
 /*
@@ -204,7 +279,7 @@ index_block(SrmScan *scan, SrmScanBuf *b)
 	uint32		off = SRM_BLOCK_HDRSZ;
 	uint32		k;
 
-	SrmTapeCheckBlock(scan->ts, scan->run, scan->head_block[b->head], b->data);
+	SrmTapeCheckBlock(scan->ts, scan->run, head_block(scan, b->head), b->data);
 	if (hdr->flags & SRM_BLOCK_BIG)
 	{
 		b->big = SrmTapeReadBig(scan->ts, scan->run, b->data, &scan->scratch,
@@ -271,20 +346,41 @@ void *
 SrmScanGet(SrmScan *scan, int64 ordinal, bool forward)
 {
 	int64		lo = 0,
-				hi = scan->nheads - 1;
+				hi = scan->ngroups - 1;
 	int			i;
+	int			k;
+	int64		first;
 	SrmScanBuf *b;
+	SrmScanGroup *grp;
 
 	Assert(ordinal >= 0 && ordinal < SrmScanCount(scan));
-	/* the head block whose records include ordinal */
-	while (lo < hi)
+	if (scan->cur_head >= 0 && ordinal >= scan->cur_first &&
+		ordinal < scan->cur_end)
 	{
-		int64		mid = (lo + hi + 1) / 2;
+		/* mostly the head of the last call */
+		lo = scan->cur_head;
+		first = scan->cur_first;
+	}
+	else
+	{
+		/* the group, then the head block whose records include ordinal */
+		while (lo < hi)
+		{
+			int64		mid = (lo + hi + 1) / 2;
 
-		if (scan->head_first[mid] <= ordinal)
-			lo = mid;
-		else
-			hi = mid - 1;
+			if (scan->group_first[mid] <= ordinal)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		grp = group_of(scan, lo);
+		for (k = 0; k + 1 < grp->n && grp->first[k + 1] <= ordinal; k++)
+			;
+		first = grp->first[k];
+		scan->cur_head = lo * SRM_SCAN_GROUP + k;
+		scan->cur_first = first;
+		scan->cur_end = grp->first[k + 1];
+		lo = scan->cur_head;
 	}
 
 	i = find_buf(scan, lo);
@@ -304,7 +400,7 @@ SrmScanGet(SrmScan *scan, int64 ordinal, bool forward)
 		index_block(scan, b);
 	if (b->big != NULL)
 		return b->big;
-	return b->data + b->offs[ordinal - scan->head_first[lo]];
+	return b->data + b->offs[ordinal - first];
 }
 
 /*
