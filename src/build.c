@@ -322,14 +322,15 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
 					INSTR_TIME_GET_DOUBLE(now)),
-			 errdetail("Sort method %s, disks %d (%s), block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB.",
+			 errdetail("Sort method %s, disks %d (%s), block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB, paged bookkeeping %lld kB.",
 					   SrmSortMethodName(s.method), s.ndisks, s.disk_names,
 					   s.block_size / 1024, (long long) s.runs, s.merge_order,
 					   s.passes, s.nu, (long long) (s.temp_written / 1024),
 					   (long long) (s.temp_read / 1024),
 					   (long long) (s.temp_peak / 1024),
 					   (long long) (s.mem_peak / 1024),
-					   (long long) (s.mem_budget / 1024))));
+					   (long long) (s.mem_budget / 1024),
+					   (long long) ((s.meta_paged + 1023) / 1024))));
 }
 
 /*

@@ -1131,7 +1131,8 @@ trace_stats(SrmSorter *s)
 	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), block=%dkB, "
 		 "runs=%lld, merge order=%d, passes=%d, parallel reads=%lld, nu=%.3f, "
 		 "flushes=%lld, stalls=%lld, temp written=%lldkB read=%lldkB peak=%lldkB, "
-		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, sort thread tuples=%lld",
+		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, paged bookkeeping=%lldkB, "
+		 "sort thread tuples=%lld",
 		 SrmSortMethodName(st.method), (long long) st.tuples,
 		 (long long) st.input_bytes, st.ndisks, st.disk_names,
 		 st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
@@ -1139,7 +1140,8 @@ trace_stats(SrmSorter *s)
 		 (long long) st.stalls, (long long) (st.temp_written / 1024),
 		 (long long) (st.temp_read / 1024), (long long) (st.temp_peak / 1024),
 		 st.io_wait_ms, (long long) (st.mem_peak / 1024),
-		 (long long) (st.mem_budget / 1024), (long long) st.thread_tuples);
+		 (long long) (st.mem_budget / 1024),
+		 (long long) ((st.meta_paged + 1023) / 1024), (long long) st.thread_tuples);
 }
 
 /*

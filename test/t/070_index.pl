@@ -70,6 +70,23 @@ like($log, qr/srmsort: built index "t_a": 300000 tuples, \d+ pages/, 'trace logs
 like($log, qr/built index "t_a".*\n.*DETAIL:  Sort method external SRM merge, disks 4 .*passes [2-9]/,
 	'several merge passes at merge order 3');
 
+# a build big enough for its run bookkeeping to be paged (1M tuples at
+# 1MB): within the budget, and a valid index
+$node->safe_psql('postgres', q{
+CREATE TABLE pg1m AS SELECT (random() * 1e9)::int AS a, i FROM generate_series(1, 1000000) i;
+SET maintenance_work_mem = '1MB';
+SET srmsort.trace = on;
+CREATE INDEX pg1m_a ON pg1m (a);
+});
+$log = slurp_file($node->logfile);
+like($log, qr/built index "pg1m_a": 1000000 tuples.*\n.*DETAIL: .*memory peak (\d+) kB of 1024 kB, paged bookkeeping [1-9]\d* kB/,
+	'a build with paged run bookkeeping');
+my ($peak) = $log =~ /built index "pg1m_a".*\n.*DETAIL: .*memory peak (\d+) kB of 1024 kB/;
+ok(defined $peak && $peak <= 1.1 * 1024, "its memory peak is within the budget + 10% ($peak kB of 1024 kB)");
+is($node->safe_psql('postgres', "SELECT bt_index_parent_check('pg1m_a', true, true)"),
+	'', 'and its index is valid');
+$node->safe_psql('postgres', "DROP TABLE pg1m");
+
 my $answer = "SELECT count(*), sum(a % 1000) FROM (SELECT a FROM t WHERE a < 3e8 ORDER BY a) s";
 my $seq = $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $answer");
 my $idx = $node->safe_psql('postgres',
