@@ -78,9 +78,15 @@ SET srmsort.merge_strategy = dsm;
 SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY k DESC, i, g', 'k', 'i', 'g');
 RESET srmsort.merge_strategy;
 SELECT srm_cursor_diff('SELECT i, g, t FROM pgd ORDER BY i, g');
--- a by-reference key without a normalized form keeps its bookkeeping in
--- memory (charged up to a quarter of the budget) and still sorts right
+-- by-reference keys without a normalized form (arrays, jsonb): their
+-- forecast keys go to a keys file, read back as the merge needs them
 SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY ARRAY[k, g], i', 'ARRAY[k, g]', 'i');
+SELECT (j ->> 'Paged Bookkeeping')::int > 0 AS paged,
+       (j ->> 'Memory Peak')::int <= 1.1 * 256 AS within_budget
+  FROM (SELECT srm_explain_json('SELECT * FROM pgd ORDER BY ARRAY[k, g], i OFFSET 1e12')
+               -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
+SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY jsonb_build_object(''t'', t), g DESC',
+                       'jsonb_build_object(''t'', t)', 'g');
 SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
 SET work_mem = '1MB';
 SELECT * FROM srm_diff('SELECT * FROM pgd ORDER BY k, i, g', 'k', 'i', 'g');

@@ -26,13 +26,31 @@
 
 /*
  * entry_of
- *		The current forecast entry of run index r (valid until the next
- *		entry of the same run is asked for).
+ *		The current forecast entry of run index r.
  */
 static inline SrmForecastEntry *
 entry_of(SrmForecastHeap *fh, int r)
 {
-	return SrmRunForecast(fh->ts, fh->runs[r], fh->pos[r], false);
+	return &fh->cur[r];
+}
+
+/*
+ * load_entry
+ *		Copy run r's entry at pos[r] into cur[r] (a paged run's entries are
+ *		only in memory while their page is cached, and its by-reference
+ *		keys are in a file: they are read into the run's key buffer).
+ */
+static void
+load_entry(SrmForecastHeap *fh, int r)
+{
+	SrmRun	   *run = fh->runs[r];
+
+	if (fh->pos[r] >= run->nforecast)
+		return;
+	fh->cur[r] = *SrmRunForecast(fh->ts, run, fh->pos[r], false);
+	fh->cur[r].key = SrmRunForecastKey(fh->ts, run, &fh->cur[r],
+									   &fh->keybuf[r], &fh->keybufsize[r],
+									   fh->cxt);
 }
 
 /*
@@ -101,7 +119,7 @@ static inline bool
 has_forecast(SrmForecastHeap *fh, int r)
 {
 	return fh->pos[r] < fh->runs[r]->nforecast &&
-		entry_of(fh, r)->next_head >= 0;
+		fh->cur[r].next_head >= 0;
 }
 
 /*
@@ -120,6 +138,12 @@ SrmForecastBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns)
 	fh->runs = runs;
 	fh->pos = palloc0(nruns * sizeof(int64));
 	fh->heap = palloc(nruns * sizeof(int));
+	fh->cur = palloc0(nruns * sizeof(SrmForecastEntry));
+	fh->keybuf = palloc0(nruns * sizeof(char *));
+	fh->keybufsize = palloc0(nruns * sizeof(Size));
+	fh->cxt = CurrentMemoryContext;
+	for (r = 0; r < nruns; r++)
+		load_entry(fh, r);
 	for (r = 0; r < nruns; r++)
 		if (has_forecast(fh, r))
 			fh->heap[fh->nheap++] = r;
@@ -144,6 +168,7 @@ SrmForecastNext(SrmForecastHeap *fh, int *run, int64 *blockno)
 	*run = r;
 	*blockno = entry_of(fh, r)->next_head;
 	fh->pos[r]++;
+	load_entry(fh, r);
 	if (!has_forecast(fh, r))
 		fh->heap[0] = fh->heap[--fh->nheap];
 	if (fh->nheap > 0)

@@ -21,6 +21,10 @@ typedef struct SrmForecastHeap
 	int			nruns;
 	SrmRun	  **runs;
 	int64	   *pos;			/* per run: next forecast entry */
+	SrmForecastEntry *cur;		/* per run: a copy of that entry */
+	char	  **keybuf;			/* per run: its by-reference key, if paged */
+	Size	   *keybufsize;
+	MemoryContext cxt;
 	int		   *heap;			/* run indexes, ordered by their entry */
 	int			nheap;
 } SrmForecastHeap;

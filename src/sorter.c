@@ -118,18 +118,11 @@ static void sorter_reset_callback(void *arg);
 /*
  * Once the bookkeeping held in memory passes this fraction of the budget,
  * runs created from then on keep theirs in metadata workfiles, paged in
- * while they are written or merged (paper §4.1.2).  Only sorts whose
- * forecast keys have a fixed size (normalized or by value) can: by-reference
- * keys stay in memory under the rule above.
+ * while they are written or merged (paper §4.1.2); the rule above then
+ * only matters when the runs themselves are that many (thousands of runs
+ * in a tiny budget).
  */
 #define SRM_META_RESIDENT_SHARE 16
-
-/* Can this sort page its runs' bookkeeping? */
-static inline bool
-meta_pageable(SrmSorter *s)
-{
-	return s->ts->normalized || s->ts->key_byval;
-}
 
 static inline Size
 meta_bytes(SrmSorter *s)
@@ -323,9 +316,7 @@ choose_block_size(SrmSorter *s, int D)
 		double		per = B + SRM_BUF_SLACK;
 		double		meta = Min(run_bytes / B * 1.33 *
 							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
-							   (double) s->budget /
-							   (meta_pageable(s) ? SRM_META_RESIDENT_SHARE :
-								SRM_META_CHARGED_SHARE));
+							   (double) s->budget / SRM_META_RESIDENT_SHARE);
 		double		load = (double) s->budget - 2.0 * D * per - meta;
 		double		nruns = ceil(rows / Max(first * load / s->budget, 1.0));
 		int			rf = srm_order(s, (s->budget - meta) / per, D);
@@ -397,7 +388,7 @@ go_external(SrmSorter *s)
 static SrmRun *
 new_run(SrmSorter *s, Size expect)
 {
-	if (!s->ts->page_meta && meta_pageable(s) &&
+	if (!s->ts->page_meta &&
 		s->runs_meta + expect > s->budget / SRM_META_RESIDENT_SHARE)
 		SrmTapePageMeta(s->ts);
 	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));

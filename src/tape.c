@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include "executor/instrument.h"
+#include "pgstat.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
@@ -98,6 +99,7 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	ts->reuse_slots = (getenv("SRMSORT_TEST_NO_SLOT_REUSE") == NULL);
 	ts->meta_blocks.vfd = -1;
 	ts->meta_forecast.vfd = -1;
+	ts->meta_keys = -1;
 	for (d = 0; d < ts->ndisks; d++)
 	{
 		ts->freecap[d] = 64;
@@ -125,9 +127,12 @@ SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
 			FileClose(ts->meta_blocks.vfd);
 		if (ts->meta_forecast.vfd >= 0)
 			FileClose(ts->meta_forecast.vfd);
+		if (ts->meta_keys >= 0)
+			FileClose(ts->meta_keys);
 	}
 	ts->meta_blocks.vfd = -1;
 	ts->meta_forecast.vfd = -1;
+	ts->meta_keys = -1;
 }
 
 /*
@@ -143,14 +148,19 @@ SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
  * SrmTapePageMeta
  *		From now on, create runs whose bookkeeping lives in metadata
  *		workfiles (on the first disk), paged in while they are in use.
- *		Only for sorts whose forecast keys have a fixed size.
+ *		By-reference forecast keys (no normalized form) go to a third file,
+ *		their entries holding their positions.
  */
 void
 SrmTapePageMeta(SrmTapeSet *ts)
 {
-	Assert(ts->normalized || ts->key_byval);
 	if (ts->page_meta)
 		return;
+	if (!ts->normalized && !ts->key_byval)
+	{
+		ts->meta_keys = SrmDiskCreateAuxFile(ts->disks, 0);
+		ts->meta_keys_eof = 0;
+	}
 	SrmMetaFileInit(&ts->meta_blocks, SrmDiskCreateAuxFile(ts->disks, 0),
 					sizeof(SrmBlockRef), SRM_BLOCK_PAGE_SLOTS, ts->cxt);
 	SrmMetaFileInit(&ts->meta_forecast, SrmDiskCreateAuxFile(ts->disks, 0),
@@ -182,7 +192,94 @@ SrmTapeMetaBytes(SrmTapeSet *ts)
 	if (!ts->page_meta)
 		return 0;
 	return ts->meta_blocks.eof * ts->meta_blocks.entsz +
-		ts->meta_forecast.eof * ts->meta_forecast.entsz;
+		ts->meta_forecast.eof * ts->meta_forecast.entsz +
+		(ts->meta_keys >= 0 ? ts->meta_keys_eof : 0);
+}
+
+/* by-reference keys in the keys file: a length word, then the bytes */
+typedef uint32 SrmKeyLen;
+
+/* Write len bytes at pos of the keys file, or ERROR. */
+static void
+keys_write(SrmTapeSet *ts, const char *p, int len, off_t pos)
+{
+	int			rc = FileWrite(ts->meta_keys, (char *) p, len, pos,
+							   WAIT_EVENT_BUFFILE_WRITE);
+
+	if (rc != len)
+	{
+		/* a short write without an error: assume the disk is full */
+		if (rc >= 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write to file \"%s\": %m",
+						FilePathName(ts->meta_keys))));
+	}
+}
+
+/* Read len bytes at pos of the keys file, or ERROR. */
+static void
+keys_read(SrmTapeSet *ts, char *p, int len, off_t pos)
+{
+	int			rc = FileRead(ts->meta_keys, p, len, pos,
+							  WAIT_EVENT_BUFFILE_READ);
+
+	if (rc != len)
+	{
+		if (rc >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("could not read file \"%s\": read only %d of %d bytes",
+							FilePathName(ts->meta_keys), rc, len)));
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m",
+						FilePathName(ts->meta_keys))));
+	}
+}
+
+/*
+ * write_key
+ *		Append a by-reference key to the keys file; its position.
+ */
+static off_t
+write_key(SrmTapeSet *ts, Datum key)
+{
+	SrmKeyLen	len = (SrmKeyLen) datumGetSize(key, false, ts->key_typlen);
+	off_t		pos = ts->meta_keys_eof;
+
+	keys_write(ts, (const char *) &len, sizeof(len), pos);
+	keys_write(ts, DatumGetPointer(key), (int) len, pos + sizeof(len));
+	ts->meta_keys_eof = pos + sizeof(len) + len;
+	return pos;
+}
+
+/*
+ * SrmRunForecastKey
+ *		The key of forecast entry e (of run) as a Datum.  A paged run's
+ *		by-reference key is read from the keys file into *buf (grown in cxt
+ *		as needed; valid until the next call with the same buffer).
+ */
+Datum
+SrmRunForecastKey(SrmTapeSet *ts, SrmRun *run, const SrmForecastEntry *e,
+				  char **buf, Size *bufsize, MemoryContext cxt)
+{
+	off_t		pos = (off_t) e->key;
+	SrmKeyLen	len;
+
+	if (!run->paged || e->isnull || ts->normalized || ts->key_byval)
+		return e->key;
+	keys_read(ts, (char *) &len, sizeof(len), pos);
+	if (*buf == NULL || *bufsize < len)
+	{
+		if (*buf != NULL)
+			pfree(*buf);
+		*bufsize = Max(len, 64);
+		*buf = MemoryContextAlloc(cxt, *bufsize);
+	}
+	keys_read(ts, *buf, (int) len, pos + sizeof(len));
+	return PointerGetDatum(*buf);
 }
 
 /*
@@ -459,7 +556,9 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 
 	if (run->paged)
 	{
-		Assert(isnull || ts->key_byval || ts->normalized);
+		/* before the entry: writing the key may fail */
+		if (!isnull && !ts->key_byval && !ts->normalized)
+			key = (Datum) write_key(ts, key);
 		e = SrmPagedAppend(&ts->meta_forecast, &run->pforecast);
 		run->nforecast++;
 		Assert(run->pforecast.n == run->nforecast);

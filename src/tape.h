@@ -128,6 +128,8 @@ typedef struct SrmTapeSet
 	bool		page_meta;
 	SrmMetaFile meta_blocks;	/* SrmBlockRef entries */
 	SrmMetaFile meta_forecast;	/* SrmForecastEntry entries */
+	File		meta_keys;		/* by-reference forecast keys, -1 if none */
+	off_t		meta_keys_eof;
 	int64		slots_in_use;
 	int64		peak_slots_in_use;
 	/* counters */
@@ -162,6 +164,9 @@ extern void SrmRunFree(SrmTapeSet *ts, SrmRun *run);
 extern void SrmTapePageMeta(SrmTapeSet *ts);
 extern Size SrmRunOpenBytes(SrmTapeSet *ts);
 extern int64 SrmTapeMetaBytes(SrmTapeSet *ts);
+extern Datum SrmRunForecastKey(SrmTapeSet *ts, SrmRun *run,
+							   const SrmForecastEntry *e, char **buf,
+							   Size *bufsize, MemoryContext cxt);
 extern void SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run);
 
 /*
@@ -177,7 +182,10 @@ SrmRunBlockRef(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
 									  dirty);
 }
 
-/* Forecast entry i of a run; as SrmRunBlockRef. */
+/*
+ * Forecast entry i of a run; as SrmRunBlockRef.  A paged run's
+ * by-reference key is a position in the keys file: see SrmRunForecastKey.
+ */
 static inline SrmForecastEntry *
 SrmRunForecast(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
 {
