@@ -32,17 +32,7 @@ import statistics
 import sys
 import time
 
-
-def out_path(path):
-    """path, made writable: a file left by another user (a git checkout as
-    root, the benchmark running as the cluster's owner) is replaced, which
-    the results directory's mode allows."""
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        os.remove(path)
-    return path
-
-
-from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, psql
+from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, out_path, psql
 
 DATASETS = {
     "int8": (BENCH_DATASETS["int8"][0], "k", "random int8 key + int8 payload"),
