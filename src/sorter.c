@@ -770,9 +770,10 @@ merge_all(SrmSorter *s)
 			ereport(NOTICE,
 					(errmsg("srmsort needs more memory than the sort's budget for %d workfile disks",
 							D),
-					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB.",
+					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB, and the runs' bookkeeping takes %zukB.",
 							   s->budget / 1024, s->block_size / 1024,
-							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024)),
+							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024),
+							   (Size) Max((double) s->budget - avail, 0.0) / 1024),
 					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
 		s->warned_memory = true;
 		rf = Max(rf, min_order);
