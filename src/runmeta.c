@@ -85,6 +85,45 @@ page_offset(SrmMetaFile *mf, SrmPaged *pa, int64 k)
 }
 
 /*
+ * SrmMetaWrite
+ *		Write len bytes at pos of a metadata file, or ERROR.
+ */
+void
+SrmMetaWrite(File vfd, const char *p, int len, off_t pos)
+{
+	int			rc = FileWrite(vfd, (char *) p, len, pos, WAIT_EVENT_BUFFILE_WRITE);
+
+	if (rc != len)
+	{
+		/* a short write without an error: assume the disk is full */
+		if (rc >= 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write to file \"%s\": %m",
+						FilePathName(vfd))));
+	}
+}
+
+/*
+ * SrmMetaRead
+ *		Read up to len bytes at pos of a metadata file (fewer at its end);
+ *		the bytes read, or ERROR.
+ */
+int
+SrmMetaRead(File vfd, char *p, int len, off_t pos)
+{
+	int			rc = FileRead(vfd, p, len, pos, WAIT_EVENT_BUFFILE_READ);
+
+	if (rc < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m",
+						FilePathName(vfd))));
+	return rc;
+}
+
+/*
  * write_back
  *		Write the valid entries of a dirty cached page to the file; only
  *		those, as the next run's entries follow right after.
@@ -94,24 +133,10 @@ write_back(SrmMetaFile *mf, SrmPaged *pa, int slot)
 {
 	SrmPageCache *c = pa->cache;
 	int			bytes = page_count(pa, c->pageno[slot]) * mf->entsz;
-	int			rc;
 
 	if (bytes > 0)
-	{
-		rc = FileWrite(mf->vfd, slot_data(mf, c, slot), bytes,
-					   page_offset(mf, pa, c->pageno[slot]),
-					   WAIT_EVENT_BUFFILE_WRITE);
-		if (rc != bytes)
-		{
-			/* a short write without an error: assume the disk is full */
-			if (rc >= 0)
-				errno = ENOSPC;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not write to file \"%s\": %m",
-							FilePathName(mf->vfd))));
-		}
-	}
+		SrmMetaWrite(mf->vfd, slot_data(mf, c, slot), bytes,
+					 page_offset(mf, pa, c->pageno[slot]));
 	c->dirty[slot] = false;
 }
 
@@ -146,13 +171,7 @@ load_page(SrmMetaFile *mf, SrmPaged *pa, int64 k)
 
 	buf = slot_data(mf, c, victim);
 	want = page_count(pa, k) * mf->entsz;
-	got = FileRead(mf->vfd, buf, want, page_offset(mf, pa, k),
-				   WAIT_EVENT_BUFFILE_READ);
-	if (got < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read file \"%s\": %m",
-						FilePathName(mf->vfd))));
+	got = SrmMetaRead(mf->vfd, buf, want, page_offset(mf, pa, k));
 	if (got < want)
 		memset(buf + got, 0, want - got);
 	c->pageno[victim] = k;

@@ -40,6 +40,8 @@ typedef struct SrmPaged
 	SrmPageCache *cache;		/* NULL while the array is not in use */
 } SrmPaged;
 
+extern void SrmMetaWrite(File vfd, const char *p, int len, off_t pos);
+extern int	SrmMetaRead(File vfd, char *p, int len, off_t pos);
 extern void SrmMetaFileInit(SrmMetaFile *mf, File vfd, int entsz, int nslots,
 							MemoryContext cxt);
 extern Size SrmMetaCacheBytes(SrmMetaFile *mf);

@@ -34,7 +34,6 @@
 #include "postgres.h"
 
 #include "executor/instrument.h"
-#include "pgstat.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
@@ -178,6 +177,7 @@ SrmRunOpenBytes(SrmTapeSet *ts)
 {
 	if (!ts->page_meta)
 		return 0;
+	/* and the two caches' allocation overhead */
 	return SrmMetaCacheBytes(&ts->meta_blocks) +
 		SrmMetaCacheBytes(&ts->meta_forecast) + 2 * MAXIMUM_ALIGNOF + 32;
 }
@@ -199,44 +199,17 @@ SrmTapeMetaBytes(SrmTapeSet *ts)
 /* by-reference keys in the keys file: a length word, then the bytes */
 typedef uint32 SrmKeyLen;
 
-/* Write len bytes at pos of the keys file, or ERROR. */
-static void
-keys_write(SrmTapeSet *ts, const char *p, int len, off_t pos)
-{
-	int			rc = FileWrite(ts->meta_keys, (char *) p, len, pos,
-							   WAIT_EVENT_BUFFILE_WRITE);
-
-	if (rc != len)
-	{
-		/* a short write without an error: assume the disk is full */
-		if (rc >= 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write to file \"%s\": %m",
-						FilePathName(ts->meta_keys))));
-	}
-}
-
-/* Read len bytes at pos of the keys file, or ERROR. */
+/* Read exactly len bytes at pos of the keys file, or ERROR. */
 static void
 keys_read(SrmTapeSet *ts, char *p, int len, off_t pos)
 {
-	int			rc = FileRead(ts->meta_keys, p, len, pos,
-							  WAIT_EVENT_BUFFILE_READ);
+	int			got = SrmMetaRead(ts->meta_keys, p, len, pos);
 
-	if (rc != len)
-	{
-		if (rc >= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("could not read file \"%s\": read only %d of %d bytes",
-							FilePathName(ts->meta_keys), rc, len)));
+	if (got != len)
 		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read file \"%s\": %m",
-						FilePathName(ts->meta_keys))));
-	}
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not read file \"%s\": read only %d of %d bytes",
+						FilePathName(ts->meta_keys), got, len)));
 }
 
 /*
@@ -249,8 +222,9 @@ write_key(SrmTapeSet *ts, Datum key)
 	SrmKeyLen	len = (SrmKeyLen) datumGetSize(key, false, ts->key_typlen);
 	off_t		pos = ts->meta_keys_eof;
 
-	keys_write(ts, (const char *) &len, sizeof(len), pos);
-	keys_write(ts, DatumGetPointer(key), (int) len, pos + sizeof(len));
+	SrmMetaWrite(ts->meta_keys, (const char *) &len, sizeof(len), pos);
+	SrmMetaWrite(ts->meta_keys, DatumGetPointer(key), (int) len,
+				 pos + sizeof(len));
 	ts->meta_keys_eof = pos + sizeof(len) + len;
 	return pos;
 }
@@ -357,30 +331,33 @@ SrmRunFree(SrmTapeSet *ts, SrmRun *run)
 {
 	int64		i;
 
+	/*
+	 * Give back the slots still held.  The references are dropped with the
+	 * run, so they are left as they are (a paged run's dead pages are not
+	 * written back).
+	 */
+	for (i = 0; i < run->nblocks; i++)
+	{
+		SrmBlockRef *ref = SrmRunBlockRef(ts, run, i, false);
+
+		if (ref->slot >= 0)
+			free_slot(ts, SrmRunBlockDisk(ts, run, i), ref->slot);
+	}
 	if (run->paged)
 	{
-		/* give back the slots still held, leaving the dead pages as they are */
-		for (i = 0; i < run->nblocks; i++)
-		{
-			SrmBlockRef *ref = SrmRunBlockRef(ts, run, i, false);
-
-			if (ref->slot >= 0)
-				free_slot(ts, SrmRunBlockDisk(ts, run, i), ref->slot);
-		}
 		SrmPagedClose(&ts->meta_blocks, &run->pblocks, false);
 		SrmPagedClose(&ts->meta_forecast, &run->pforecast, false);
-		pfree(run);
-		return;
 	}
-	for (i = 0; i < run->nblocks; i++)
-		SrmTapeReleaseBlock(ts, run, i);
-	/* copied by-reference keys; normalized keys are plain integers */
-	if (!ts->key_byval && !ts->normalized)
-		for (i = 0; i < run->nforecast; i++)
-			if (!run->forecast[i].isnull)
-				pfree(DatumGetPointer(run->forecast[i].key));
-	pfree(run->blocks);
-	pfree(run->forecast);
+	else
+	{
+		/* copied by-reference keys; normalized keys are plain integers */
+		if (!ts->key_byval && !ts->normalized)
+			for (i = 0; i < run->nforecast; i++)
+				if (!run->forecast[i].isnull)
+					pfree(DatumGetPointer(run->forecast[i].key));
+		pfree(run->blocks);
+		pfree(run->forecast);
+	}
 	pfree(run);
 }
 
@@ -554,42 +531,46 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 {
 	SrmForecastEntry *e;
 
+	/*
+	 * A by-reference key: its position in the keys file, or a copy in the
+	 * run's memory (taken before the entry, as either may fail).
+	 */
+	if (!isnull && !ts->key_byval && !ts->normalized)
+	{
+		if (run->paged)
+			key = (Datum) write_key(ts, key);
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(ts->cxt);
+
+			key = datumCopy(key, false, ts->key_typlen);
+			run->forecast_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
+			MemoryContextSwitchTo(old);
+		}
+	}
+
 	if (run->paged)
 	{
-		/* before the entry: writing the key may fail */
-		if (!isnull && !ts->key_byval && !ts->normalized)
-			key = (Datum) write_key(ts, key);
 		e = SrmPagedAppend(&ts->meta_forecast, &run->pforecast);
 		run->nforecast++;
 		Assert(run->pforecast.n == run->nforecast);
-		e->key = key;
-		e->next_head = (int32) next_head;
-		e->isnull = isnull;
-		e->nrank = nrank;
-		return;
 	}
-	if (run->nforecast >= run->maxforecast)
-	{
-		run->forecast_bytes -= GetMemoryChunkSpace(run->forecast);
-		run->maxforecast *= 2;
-		run->forecast = repalloc(run->forecast,
-								 run->maxforecast * sizeof(SrmForecastEntry));
-		run->forecast_bytes += GetMemoryChunkSpace(run->forecast);
-	}
-	e = &run->forecast[run->nforecast++];
-	e->isnull = isnull;
-	e->nrank = nrank;
-	e->next_head = (int32) next_head;
-	if (isnull || ts->key_byval || ts->normalized)
-		e->key = key;
 	else
 	{
-		MemoryContext old = MemoryContextSwitchTo(ts->cxt);
-
-		e->key = datumCopy(key, false, ts->key_typlen);
-		run->forecast_bytes += GetMemoryChunkSpace(DatumGetPointer(e->key));
-		MemoryContextSwitchTo(old);
+		if (run->nforecast >= run->maxforecast)
+		{
+			run->forecast_bytes -= GetMemoryChunkSpace(run->forecast);
+			run->maxforecast *= 2;
+			run->forecast = repalloc(run->forecast,
+									 run->maxforecast * sizeof(SrmForecastEntry));
+			run->forecast_bytes += GetMemoryChunkSpace(run->forecast);
+		}
+		e = &run->forecast[run->nforecast++];
 	}
+	e->key = key;
+	e->next_head = (int32) next_head;
+	e->isnull = isnull;
+	e->nrank = nrank;
 }
 
 /*
