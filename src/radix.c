@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 
 #include "radix.h"
 
@@ -57,17 +58,19 @@ insertion_sort(SrmTuple *a, int64 n)
 
 /*
  * radix_sort
- *		Sort tuples whose datum1 agree above bit shift + 8, on the byte at
- *		shift and below.
+ *		Sort tuples whose datum1 agree on the bits from hibit up, on the bits
+ *		below hibit, eight at a time.
  */
 static void
-radix_sort(SrmTuple *a, int64 n, int shift, bool interruptible)
+radix_sort(SrmTuple *a, int64 n, int hibit, bool interruptible)
 {
 	int64		count[256];
 	int64		next[256];
-	int64		end[256];
+	int			shift;
+	uint64		mask;
 	int64		i;
 	int			b;
+	int			nb;
 
 	if (interruptible)
 		CHECK_FOR_INTERRUPTS();
@@ -78,23 +81,27 @@ radix_sort(SrmTuple *a, int64 n, int shift, bool interruptible)
 			insertion_sort(a, n);
 			return;
 		}
-		if (shift < 0)
+		if (hibit <= 0)
 			return;				/* all keys equal */
-		memset(count, 0, sizeof(count));
+		shift = Max(hibit - 8, 0);
+		mask = ((uint64) 1 << (hibit - shift)) - 1;
+		nb = (int) mask + 1;
+		memset(count, 0, sizeof(int64) * nb);
 		for (i = 0; i < n; i++)
-			count[((uint64) a[i].datum1 >> shift) & 0xff]++;
-		/* one bucket only: go on to the next byte without moving anything */
-		b = ((uint64) a[0].datum1 >> shift) & 0xff;
+			count[((uint64) a[i].datum1 >> shift) & mask]++;
+		/* one bucket only: go on to the next digit without moving anything */
+		b = ((uint64) a[0].datum1 >> shift) & mask;
 		if (count[b] != n)
 			break;
-		shift -= 8;
+		hibit = shift;
 	}
 
 	next[0] = 0;
-	for (b = 1; b < 256; b++)
+	for (b = 1; b < nb; b++)
 		next[b] = next[b - 1] + count[b - 1];
-	for (b = 0; b < 256; b++)
-		end[b] = next[b] + count[b];
+	/* count[] becomes each bucket's end */
+	for (b = 0; b < nb; b++)
+		count[b] += next[b];
 
 	/*
 	 * Permute in place: cycle each misplaced element into its bucket.  In
@@ -102,12 +109,12 @@ radix_sort(SrmTuple *a, int64 n, int shift, bool interruptible)
 	 * after the other; fetching a few elements ahead of each head hides
 	 * them (measured: the top level of a 1M-tuple sort 24 -> 15 ms).
 	 */
-	for (b = 0; b < 256; b++)
+	for (b = 0; b < nb; b++)
 	{
-		while (next[b] < end[b])
+		while (next[b] < count[b])
 		{
 			SrmTuple	t = a[next[b]];
-			int			tb = ((uint64) t.datum1 >> shift) & 0xff;
+			int			tb = ((uint64) t.datum1 >> shift) & mask;
 
 			while (tb != b)
 			{
@@ -119,17 +126,18 @@ radix_sort(SrmTuple *a, int64 n, int shift, bool interruptible)
 					__builtin_prefetch(&a[next[tb] + 8], 1);
 #endif
 				t = u;
-				tb = ((uint64) t.datum1 >> shift) & 0xff;
+				tb = ((uint64) t.datum1 >> shift) & mask;
 			}
 			a[next[b]++] = t;
 		}
 	}
 
-	for (b = 0, i = 0; b < 256; b++)
+	/* next[b] is now bucket b's end */
+	for (b = 0, i = 0; b < nb; b++)
 	{
-		if (count[b] > 1)
-			radix_sort(a + i, count[b], shift - 8, interruptible);
-		i += count[b];
+		if (next[b] - i > 1)
+			radix_sort(a + i, next[b] - i, shift, interruptible);
+		i = next[b];
 	}
 }
 
@@ -166,7 +174,17 @@ SrmRadixSort(SrmTuple *a, int64 n, bool interruptible)
 	}
 	/* NULLs' keys are all 0: only the tie fix can order them */
 	if (hi - lo > 1)
-		radix_sort(a + lo, hi - lo, 56, interruptible);
+	{
+		uint64		first = a[lo].datum1;
+		uint64		differ = 0;
+
+		/* start below the bits all keys share (small ranges skip passes) */
+		for (i = lo + 1; i < hi; i++)
+			differ |= (uint64) a[i].datum1 ^ first;
+		if (differ != 0)
+			radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(differ) + 1,
+					   interruptible);
+	}
 }
 
 /*
