@@ -13,6 +13,7 @@ OBJS = \
 	src/forecast.o \
 	src/keys.o \
 	src/merge.o \
+	src/mergeplan.o \
 	src/node.o \
 	src/plan.o \
 	src/radix.o \

@@ -94,6 +94,22 @@ SELECT (j ->> 'Paged Bookkeeping')::int > 0 AS paged
   FROM (SELECT srm_explain_json('SELECT * FROM pgd ORDER BY k, i, g OFFSET 1e12')
                -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
 DROP TABLE pgd;
+-- about a thousand runs in a small budget (rows of up to 22kB at 256kB, one
+-- disk): the runs' headers alone, 144 bytes each, passed the share
+-- of the budget their bookkeeping may take (peak 331kB).  The smallest runs
+-- are merged early, and the peak stays within the budget + 10%
+SET srmsort.tablespaces = 'srm_d0';
+SET work_mem = '256kB';
+SET srmsort.min_input_size = 0;
+SELECT * FROM srm_diff('SELECT g, md5(v) AS h, length(v) AS l FROM (SELECT g, v FROM (SELECT g, repeat(md5(g::text), (g * 7919) % 700) AS v FROM generate_series(1, 9000) g) w ORDER BY md5(v), g) o',
+                       'h', 'g');
+SELECT (j ->> 'Runs')::int > 600 AS many_runs,
+       (j ->> 'Memory Peak')::int <= 1.1 * 256 AS within_budget,
+       (j ->> 'Passes')::int > 3 AS passes
+  FROM (SELECT srm_explain_json('SELECT g, v FROM (SELECT g, repeat(md5(g::text), (g * 7919) % 700) AS v FROM generate_series(1, 9000) g) w ORDER BY md5(v), g')
+               -> 0 -> 'Plan' AS j) p;
+RESET srmsort.min_input_size;
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
 SELECT srm_temp_files();
 SET work_mem = '64kB';
 

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * sorter.c
- *	  The srmsort engine: run formation, merge planning and the merges.
+ *	  The srmsort engine: its API, run formation and reading the result.
  *
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
@@ -10,11 +10,7 @@
  * opened, and every memory load is sorted and written as a run striped
  * over the disks from a random start disk (SRM) or from disk 0 (DSM).
  *
- * At SrmSorterPerform the merges are planned as in the SRM paper §4.1.3:
- * the smallest merge order R that still gives the minimal number of passes
- * with (2R + D) input blocks, 2D output blocks (intermediate merges only)
- * and the forecast data of all runs within the budget.  Intermediate merges
- * always merge the smallest runs; the final merge streams to the caller.
+ * At SrmSorterPerform the merges are planned and run (mergeplan.c).
  *
  * Memory: everything lives in the sorter's context, a child of the context
  * current at Begin.  A reset callback on it drains in-flight I/O and closes
@@ -29,123 +25,23 @@
  */
 #include "postgres.h"
 
-#include <limits.h>
-#include <math.h>
-
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "merge.h"
-#include "runs.h"
-#include "scan.h"
 #include "shmem.h"
-#include "sorter.h"
+#include "sorter_int.h"
 #include "srmsort.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
 
-typedef enum SrmSortState
-{
-	SS_INITIAL,					/* loading, everything still in memory */
-	SS_BUILDRUNS,				/* loading, runs being written */
-	SS_SORTEDINMEM,				/* sorted in memory */
-	SS_SORTEDONDISK,			/* sorted into one run, for random access */
-	SS_FINALMERGE				/* final merge streams the result */
-} SrmSortState;
-
-struct SrmSorter
-{
-	MemoryContext cxt;
-	MemoryContextCallback cb;
-	bool		ended;
-	SrmKeys    *keys;
-	int			flags;
-	Size		budget;
-	double		est_input;
-	double		est_rows;		/* index sorts: the heap's estimated rows */
-	SrmSortState state;
-	bool		dsm;
-	SrmMemLoad	load;
-
-	/* external sorts */
-	SrmTapeSet *ts;
-	int			block_size;
-	SrmRun	  **runs;
-	int			nruns;
-	int			maxruns;
-	Size		runs_meta;		/* the runs' bookkeeping (forecast_bytes) */
-	int			nwbufs;
-	char	  **wbufs;
-	char	   *wbufs_raw;		/* the allocation behind wbufs */
-	SrmIo	   *wios;
-	SrmMerge   *merge;
-	SrmScan    *scan;
-	SrmMergeCounters counters;
-	int			merge_order;
-	int			passes;
-	int64		nruns_initial;
-	bool		warned_memory;
-	bool		job;			/* registered in shared memory */
-
-	/* reading, as tuplesort: next tuple forward, and whether at the end */
-	int64		current;
-	bool		eof_reached;
-	int64		markpos;
-	bool		markpos_eof;
-
-	/* statistics */
-	int64		tuples;
-	int64		input_bytes;
-	Size		mem_peak;
-};
-
 static void sorter_reset_callback(void *arg);
 
-/*
- * The bookkeeping of finished runs (a block reference and a forecast key per
- * block) is charged to the budget up to this fraction of it; beyond that it
- * is held outside the budget, as tuplesort holds its tapes' block lists.
- * Charged in full, it starved run formation and merges of huge sorts in
- * little memory (measured: 50M records at 4MB, 6.8 GB of workfiles in 16kB
- * blocks, 10 MB of bookkeeping: 36633 runs, merge order 2, 16 passes,
- * 2.8x slower than PostgreSQL).
- */
-#define SRM_META_CHARGED_SHARE	4	/* a quarter */
-
-/*
- * Once the bookkeeping held in memory passes this fraction of the budget,
- * runs created from then on keep theirs in metadata workfiles, paged in
- * while they are written or merged (paper §4.1.2); the rule above then
- * only matters when the runs themselves are that many (thousands of runs
- * in a tiny budget).
- */
-#define SRM_META_RESIDENT_SHARE 16
-
-static inline Size
-meta_bytes(SrmSorter *s)
-{
-	return s->runs_meta;
-}
-
-static inline Size
-meta_charged(SrmSorter *s, Size meta)
-{
-	return Min(meta, s->budget / SRM_META_CHARGED_SHARE);
-}
-
-/* The part of the runs' bookkeeping charged to the budget. */
-static Size
-forecast_bytes(SrmSorter *s)
-{
-	return meta_charged(s, meta_bytes(s));
-}
-
 /* Bytes charged to the budget right now. */
-static Size
-mem_used(SrmSorter *s)
+Size
+SrmSorterMemUsed(SrmSorter *s)
 {
 	Size		used = SrmMemLoadBytes(&s->load);
 
@@ -157,8 +53,8 @@ mem_used(SrmSorter *s)
 }
 
 /* Record the memory peak: used (charged) plus the uncharged bookkeeping. */
-static inline void
-note_mem(SrmSorter *s, Size used)
+void
+SrmSorterNoteMem(SrmSorter *s, Size used)
 {
 	Size		meta = meta_bytes(s);
 
@@ -232,110 +128,6 @@ SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 /* ---------- external sort set-up ---------- */
 
 /*
- * passes_for
- *		Merge passes needed for nruns runs with final merge order rf and
- *		intermediate merge order ri.
- */
-static int
-passes_for(double nruns, int rf, int ri)
-{
-	int			p = 1;
-	double		cap = rf;
-
-	if (rf < 2)
-		return INT_MAX / 2;
-	while (cap < nruns)
-	{
-		if (ri < 2)
-			return INT_MAX / 2;
-		cap *= ri;
-		p++;
-	}
-	return p;
-}
-
-/*
- * srm_order
- *		Largest merge order m buffers of B bytes allow: 2R + D buffers (SRM)
- *		or 2D per run (DSM).
- */
-static int
-srm_order(SrmSorter *s, double nbufs, int D)
-{
-	double		r;
-
-	if (s->dsm)
-		r = floor(nbufs / (2.0 * D));
-	else
-		r = floor((nbufs - D) / 2.0);
-	return (int) Max(Min(r, (double) srmsort_max_merge_order), 0);
-}
-
-/*
- * choose_block_size
- *		The largest block size, between 16kB and srmsort.block_size, that
- *		gives the minimal number of merge passes for the expected input.
- *
- * Called when the first run is due, so the first memory load tells how
- * many tuples a budget holds and how long they are; the planner's estimate
- * (bytes of heap tuples: the MinimalTuple length plus about 8) gives the
- * rows to expect (index sorts: the heap's row estimate).  For each block
- * size B, later loads lose the 2D write buffers and the charged part of
- * the runs' bookkeeping (one block reference and forecast entry per block,
- * in arrays grown by doubling, so a third more on average; charged up to
- * a quarter of the budget), and the merges lose that bookkeeping too: with
- * the full budget assumed instead, 50M narrow rows at 4MB chose 64kB
- * blocks, made 1217 runs where 714 were expected, and merged them in three
- * passes where 16kB or 32kB blocks need two.
- */
-static int
-choose_block_size(SrmSorter *s, int D)
-{
-	double		first = Max((double) s->load.ntuples, 1.0);
-	double		avglen = s->load.ntuples > 0 ?
-		(double) s->input_bytes / s->load.ntuples : 64.0;
-	double		rows;
-	double		run_bytes;
-	int			best = SRM_MIN_AUTO_BLOCK_KB * 1024;
-	int			best_p1 = INT_MAX;
-	int			best_p4 = INT_MAX;
-	int			B;
-
-	/* without an estimate, or with a small one, expect a large input */
-	rows = s->est_rows > 0 ? s->est_rows : s->est_input / (avglen + 8.0);
-	rows = Max(rows, first * (rows > 0 ? 2 : 64));
-	run_bytes = rows * (SRM_RECORD_HDRSZ + MAXALIGN(avglen));
-
-	/*
-	 * Fewest passes for the expected number of runs first; among equals,
-	 * fewest for four times as many (an extra pass costs far more than
-	 * smaller blocks do); among equals, the largest block.
-	 */
-	for (B = srmsort_block_size * 1024; B >= SRM_MIN_AUTO_BLOCK_KB * 1024; B /= 2)
-	{
-		double		per = B + SRM_BUF_SLACK;
-		double		meta = Min(run_bytes / B * 1.33 *
-							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
-							   (double) s->budget / SRM_META_RESIDENT_SHARE);
-		double		load = (double) s->budget - 2.0 * D * per - meta;
-		double		nruns = ceil(rows / Max(first * load / s->budget, 1.0));
-		int			rf = srm_order(s, (s->budget - meta) / per, D);
-		int			ri = srm_order(s, (s->budget - meta) / per - 2.0 * D, D);
-		int			p1 = passes_for(nruns, rf, ri);
-		int			p4 = passes_for(4 * nruns, rf, ri);
-
-		/* still infeasible: a smaller block is better */
-		if (p1 < best_p1 || (p1 == best_p1 && p4 < best_p4) || p1 >= INT_MAX / 2)
-		{
-			best_p1 = p1;
-			best_p4 = p4;
-			best = B;
-		}
-	}
-	return best;
-}
-
-/*
  * go_external
  *		The first run is due: choose the block size, open the disks and
  *		allocate the 2D write buffers.
@@ -363,7 +155,7 @@ go_external(SrmSorter *s)
 		SrmJobBegin(spcs, D, s->ts->disks->partno);
 		s->job = true;
 	}
-	s->block_size = choose_block_size(s, D);
+	s->block_size = SrmPlanBlockSize(s, D);
 	s->ts->block_size = s->block_size;
 
 	s->nwbufs = 2 * D;
@@ -385,8 +177,8 @@ go_external(SrmSorter *s)
  *		is the bookkeeping it will probably need: if that would take the
  *		bookkeeping in memory past its share, runs are paged from now on.
  */
-static SrmRun *
-new_run(SrmSorter *s, Size expect)
+SrmRun *
+SrmSorterNewRun(SrmSorter *s, Size expect)
 {
 	if (!s->ts->page_meta &&
 		s->runs_meta + expect > s->budget / SRM_META_RESIDENT_SHARE)
@@ -398,8 +190,8 @@ new_run(SrmSorter *s, Size expect)
  * add_run
  *		Append a finished run to the sort's list of runs.
  */
-static void
-add_run(SrmSorter *s, SrmRun *run)
+void
+SrmSorterAddRun(SrmSorter *s, SrmRun *run)
 {
 	if (s->nruns >= s->maxruns)
 	{
@@ -434,20 +226,28 @@ dump_run(SrmSorter *s)
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
 	/* a run's bookkeeping: about the last one's */
-	run = new_run(s, s->nruns > 0 ? s->runs[s->nruns - 1]->forecast_bytes : 0);
+	run = SrmSorterNewRun(s, s->nruns > 0 ?
+						  s->runs[s->nruns - 1]->forecast_bytes : 0);
 	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
 	SrmMemLoadWriteRun(&s->load, w);
 	SrmRunWriterEnd(w);
-	add_run(s, run);
+	SrmSorterAddRun(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
+	if (s->runs_meta > s->budget / SRM_META_CHARGED_SHARE && !s->no_cascade)
+	{
+		/* the load's memory goes to the early merges' buffers */
+		SrmMemLoadTrim(&s->load, 0);
+		SrmMemLoadFit(&s->load, 0, avglen);
+		s->no_cascade = !SrmPlanCascade(s);
+	}
 	/* the next run: array and arena share what the rest leaves */
-	other = mem_used(s) - SrmMemLoadBytes(&s->load);
+	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
 	if (other < s->budget)
 		SrmMemLoadFit(&s->load, s->budget - other, avglen);
 	/* the arena chunks kept for the next run fit beside its array */
-	other = mem_used(s);
+	other = SrmSorterMemUsed(s);
 	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
 	MemoryContextSwitchTo(old);
 }
@@ -465,12 +265,12 @@ make_room(SrmSorter *s, Size len)
 	SrmMemLoad *load = &s->load;
 
 	if (load->ntuples >= load->maxtuples &&
-		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
+		!SrmMemLoadGrow(load, s->budget, SrmSorterMemUsed(s)))
 		dump_run(s);
 	if (MAXALIGN(len) > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
-		Size		used = mem_used(s);
+		Size		used = SrmSorterMemUsed(s);
 		Size		room = used < s->budget ? s->budget - used : 0;
 
 		if (load->ntuples > 0 &&
@@ -496,7 +296,7 @@ added(SrmSorter *s, void *copy, Size len)
 	s->tuples++;
 	s->input_bytes += len;
 	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
-		note_mem(s, mem_used(s));
+		SrmSorterNoteMem(s, SrmSorterMemUsed(s));
 }
 
 /*
@@ -599,252 +399,6 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 /* ---------- sorting and merging ---------- */
 
 /*
- * merge_buffers
- *		Input block buffers a merge can have with avail bytes.
- */
-static int
-merge_buffers(SrmSorter *s, double avail)
-{
-	return (int) Max(avail / (s->block_size + SRM_BUF_SLACK), 0);
-}
-
-/*
- * merge_nbufs
- *		Block buffers for a merge of k runs: what memory allows (avail), but
- *		at least what the merge needs (SRM: 2k + D, DSM: 2D per run) and,
- *		for SRM, at most SRM_PREFETCH_READS Parallel_Reads beyond that.
- *		Forecasting reads only blocks that will be needed, so more buffers
- *		only read further ahead: with all of a 1GB budget as buffers a
- *		two-run merge faulted in 1GB and read its runs long before using
- *		them (measured: 10M records 40% slower than DSM's 2D per run).
- */
-static int
-merge_nbufs(SrmSorter *s, int avail, int k)
-{
-	int			D = s->ts->ndisks;
-	int			need = s->dsm ? 2 * D * k : 2 * k + D;
-	int			n = Max(avail, need);
-
-	if (!s->dsm)
-		n = Min(n, need + SRM_PREFETCH_READS * D);
-	return n;
-}
-
-/*
- * take_smallest_runs
- *		Move the k smallest runs to the end of s->runs (so that merging
- *		them moves the least data) and return a pointer to them.
- */
-static SrmRun **
-take_smallest_runs(SrmSorter *s, int k)
-{
-	int			i,
-				j;
-
-	/* selection: the i-th smallest goes to position nruns - 1 - i */
-	for (i = 0; i < k; i++)
-	{
-		int			pos = s->nruns - 1 - i;
-		int			small = pos;
-		SrmRun	   *tmp;
-
-		for (j = 0; j < pos; j++)
-			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
-				small = j;
-		tmp = s->runs[pos];
-		s->runs[pos] = s->runs[small];
-		s->runs[small] = tmp;
-	}
-	return &s->runs[s->nruns - k];
-}
-
-/*
- * merge_runs_to_one
- *		An intermediate merge: the k smallest runs become one new run.
- */
-static void
-merge_runs_to_one(SrmSorter *s, int k, int nbufs)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	SrmRun	  **inputs = take_smallest_runs(s, k);
-	SrmRun	   *out;
-	SrmRunWriter *w;
-	SrmMerge   *m;
-	SrmTuple	t;
-	int			i;
-	Size		expect = 0;
-
-	/* the output's bookkeeping is about the inputs' together */
-	for (i = 0; i < k; i++)
-		expect += inputs[i]->forecast_bytes;
-	out = new_run(s, expect);
-
-	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
-	while (SrmMergeNext(m, &t))
-		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple),
-						(uint64) t.datum1, t.nrank);
-	SrmRunWriterEnd(w);
-	SrmMergeEnd(m);
-
-	for (i = 0; i < k; i++)
-	{
-		s->runs_meta -= inputs[i]->forecast_bytes;
-		SrmRunFree(s->ts, inputs[i]);
-	}
-	s->nruns -= k;
-	add_run(s, out);
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * test_pause_before_merge
- *		Fault-injection tests fill a workfile disk while a sort sits between
- *		run formation and its intermediate merges: SRMSORT_TEST_MERGE_PAUSE_MS
- *		in the postmaster's environment makes every such sort wait that long,
- *		interruptibly.  Unset (always, outside tests) it costs one getenv.
- */
-static void
-test_pause_before_merge(void)
-{
-	const char *env = getenv("SRMSORT_TEST_MERGE_PAUSE_MS");
-	int			ms = env ? atoi(env) : 0;
-
-	for (; ms > 0; ms -= 10)
-	{
-		CHECK_FOR_INTERRUPTS();
-		pg_usleep(10000L);
-	}
-}
-
-/*
- * merge_avail
- *		Memory for a merge's block buffers: the budget less the bookkeeping
- *		in memory and, for paged runs, the page caches of the inputs of a
- *		merge of the order memory allows (and of its output).
- */
-static double
-merge_avail(SrmSorter *s)
-{
-	double		avail = (double) s->budget - forecast_bytes(s);
-	Size		open = SrmRunOpenBytes(s->ts);
-
-	if (open > 0)
-	{
-		int			r = srm_order(s, merge_buffers(s, avail), s->ts->ndisks);
-
-		avail -= (double) open * (Min(Max(r, 2), s->nruns) + 1);
-	}
-	return avail;
-}
-
-/* Memory of the page caches of a merge's k paged inputs (the output's are
- * in mem_used). */
-static inline Size
-merge_open_bytes(SrmSorter *s, int k)
-{
-	return SrmRunOpenBytes(s->ts) * (Size) k;
-}
-
-/*
- * merge_all
- *		Plan the merges (paper §4.1.3), run the intermediate ones and start
- *		the final merge.
- */
-static void
-merge_all(SrmSorter *s)
-{
-	int			D = s->ts->ndisks;
-	double		avail = merge_avail(s);
-	int			out_bufs = 2 * D;
-	int			rf = srm_order(s, merge_buffers(s, avail), D);
-	int			ri = srm_order(s, merge_buffers(s, avail) - out_bufs, D);
-	int			min_order = 2;
-	int			R;
-	int			nbufs;
-
-	/* too little memory: use the smallest workable merge and say so */
-	if (rf < min_order || (s->nruns > rf && ri < min_order))
-	{
-		if (!s->warned_memory)
-			ereport(NOTICE,
-					(errmsg("srmsort needs more memory than the sort's budget for %d workfile disks",
-							D),
-					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB, and the runs' bookkeeping takes %zukB.",
-							   s->budget / 1024, s->block_size / 1024,
-							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024),
-							   (Size) Max((double) s->budget - avail, 0.0) / 1024),
-					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
-		s->warned_memory = true;
-		rf = Max(rf, min_order);
-		ri = Max(ri, min_order);
-	}
-
-	s->passes = passes_for(s->nruns, rf, ri);
-
-	/* the smallest R with the same number of passes */
-	for (R = 2; R < Max(rf, 2); R++)
-		if (passes_for(s->nruns, Min(R, rf), Min(R, ri)) <= s->passes)
-			break;
-	s->merge_order = Min(Max(R, 2), Max(rf, 2));
-
-	/* intermediate merges, of the smallest runs first */
-	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
-	if (s->nruns > rf)
-		test_pause_before_merge();
-	while (s->nruns > rf)
-	{
-		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
-
-		k = Max(k, 2);
-		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
-		merge_runs_to_one(s, k, nbufs);
-		note_mem(s, mem_used(s) + merge_open_bytes(s, k) +
-				 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	}
-
-	if (s->flags & SRM_SORT_RANDOMACCESS)
-	{
-		/* write the result once more as one run, readable both ways */
-		while (s->nruns > 1)
-		{
-			int			k = Min(Max(ri, 2), s->nruns);
-
-			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
-			merge_runs_to_one(s, k, nbufs);
-			note_mem(s, mem_used(s) + merge_open_bytes(s, k) +
-					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-		}
-		pfree(s->wbufs_raw);
-		pfree(s->wbufs);
-		s->wbufs = NULL;
-		s->nwbufs = 0;
-		nbufs = Max(merge_buffers(s, merge_avail(s)), D + 2);
-		nbufs = Min(nbufs, 4 * D + 2);
-		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		note_mem(s, mem_used(s) + merge_open_bytes(s, 1) +
-				 SrmScanMemory(s->ts, s->runs[0], nbufs));
-		s->state = SS_SORTEDONDISK;
-		return;
-	}
-
-	/* the final merge: no output buffers */
-	pfree(s->wbufs_raw);
-	pfree(s->wbufs);
-	s->wbufs = NULL;
-	s->nwbufs = 0;
-	avail = merge_avail(s);
-	nbufs = merge_nbufs(s, merge_buffers(s, avail), s->nruns);
-	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
-							 &s->counters);
-	note_mem(s, mem_used(s) + merge_open_bytes(s, s->nruns) +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	s->state = SS_FINALMERGE;
-}
-
-/*
  * SrmSorterPerform
  *		All input is in: sort in memory, or write the last run and merge.
  */
@@ -871,7 +425,7 @@ SrmSorterPerform(SrmSorter *s)
 		s->load.tuples = NULL;
 		s->load.maxtuples = 0;
 		SrmMemLoadTrim(&s->load, 0);
-		merge_all(s);
+		SrmPlanMerges(s);
 	}
 	MemoryContextSwitchTo(old);
 }

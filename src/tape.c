@@ -287,7 +287,11 @@ SrmRun *
 SrmRunCreate(SrmTapeSet *ts, int start_disk)
 {
 	MemoryContext old = MemoryContextSwitchTo(ts->cxt);
-	SrmRun	   *run = palloc0(sizeof(SrmRun));
+	SrmRun	   *run;
+
+	/* thousands of runs in a small budget: keep the header one 128-byte chunk */
+	StaticAssertStmt(sizeof(SrmRun) <= 128, "SrmRun outgrew 128 bytes");
+	run = palloc0(sizeof(SrmRun));
 
 	run->start_disk = start_disk;
 	run->paged = ts->page_meta;

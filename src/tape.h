@@ -84,6 +84,7 @@ typedef struct SrmRun
 {
 	int			start_disk;
 	bool		paged;
+	int16		merges;			/* times its tuples were merged so far */
 	int64		nblocks;
 	int64		nrecords;
 	int64		nbytes;			/* bytes of blocks written */

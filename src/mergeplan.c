@@ -1,0 +1,422 @@
+/*-------------------------------------------------------------------------
+ *
+ * mergeplan.c
+ *	  Merge planning: the block size of an external sort, the merge order
+ *	  and passes, the intermediate merges and the start of the final one.
+ *
+ * The merges are planned as in the SRM paper §4.1.3: the smallest merge
+ * order R that still gives the minimal number of passes with (2R + D)
+ * input blocks, 2D output blocks (intermediate merges only) and the
+ * forecast data of all runs within the budget.  Intermediate merges always
+ * merge the smallest runs; the final merge streams to the caller.
+ *
+ * IDENTIFICATION
+ *	  src/mergeplan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "shmem.h"
+#include "sorter_int.h"
+#include "srmsort.h"
+
+/*
+ * passes_for
+ *		Merge passes needed for nruns runs with final merge order rf and
+ *		intermediate merge order ri.
+ */
+static int
+passes_for(double nruns, int rf, int ri)
+{
+	int			p = 1;
+	double		cap = rf;
+
+	if (rf < 2)
+		return INT_MAX / 2;
+	while (cap < nruns)
+	{
+		if (ri < 2)
+			return INT_MAX / 2;
+		cap *= ri;
+		p++;
+	}
+	return p;
+}
+
+/*
+ * srm_order
+ *		Largest merge order m buffers of B bytes allow: 2R + D buffers (SRM)
+ *		or 2D per run (DSM).
+ */
+static int
+srm_order(SrmSorter *s, double nbufs, int D)
+{
+	double		r;
+
+	if (s->dsm)
+		r = floor(nbufs / (2.0 * D));
+	else
+		r = floor((nbufs - D) / 2.0);
+	return (int) Max(Min(r, (double) srmsort_max_merge_order), 0);
+}
+
+/*
+ * SrmPlanBlockSize
+ *		The largest block size, between 16kB and srmsort.block_size, that
+ *		gives the minimal number of merge passes for the expected input.
+ *
+ * Called when the first run is due, so the first memory load tells how
+ * many tuples a budget holds and how long they are; the planner's estimate
+ * (bytes of heap tuples: the MinimalTuple length plus about 8) gives the
+ * rows to expect (index sorts: the heap's row estimate).  For each block
+ * size B, later loads lose the 2D write buffers and the charged part of
+ * the runs' bookkeeping (one block reference and forecast entry per block,
+ * in arrays grown by doubling, so a third more on average; charged up to
+ * a quarter of the budget), and the merges lose that bookkeeping too: with
+ * the full budget assumed instead, 50M narrow rows at 4MB chose 64kB
+ * blocks, made 1217 runs where 714 were expected, and merged them in three
+ * passes where 16kB or 32kB blocks need two.
+ */
+int
+SrmPlanBlockSize(SrmSorter *s, int D)
+{
+	double		first = Max((double) s->load.ntuples, 1.0);
+	double		avglen = s->load.ntuples > 0 ?
+		(double) s->input_bytes / s->load.ntuples : 64.0;
+	double		rows;
+	double		run_bytes;
+	int			best = SRM_MIN_AUTO_BLOCK_KB * 1024;
+	int			best_p1 = INT_MAX;
+	int			best_p4 = INT_MAX;
+	int			B;
+
+	/* without an estimate, or with a small one, expect a large input */
+	rows = s->est_rows > 0 ? s->est_rows : s->est_input / (avglen + 8.0);
+	rows = Max(rows, first * (rows > 0 ? 2 : 64));
+	run_bytes = rows * (SRM_RECORD_HDRSZ + MAXALIGN(avglen));
+
+	/*
+	 * Fewest passes for the expected number of runs first; among equals,
+	 * fewest for four times as many (an extra pass costs far more than
+	 * smaller blocks do); among equals, the largest block.
+	 */
+	for (B = srmsort_block_size * 1024; B >= SRM_MIN_AUTO_BLOCK_KB * 1024; B /= 2)
+	{
+		double		per = B + SRM_BUF_SLACK;
+		double		meta = Min(run_bytes / B * 1.33 *
+							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
+							   (double) s->budget / SRM_META_RESIDENT_SHARE);
+		double		load = (double) s->budget - 2.0 * D * per - meta;
+		double		nruns = ceil(rows / Max(first * load / s->budget, 1.0));
+		int			rf = srm_order(s, (s->budget - meta) / per, D);
+		int			ri = srm_order(s, (s->budget - meta) / per - 2.0 * D, D);
+		int			p1 = passes_for(nruns, rf, ri);
+		int			p4 = passes_for(4 * nruns, rf, ri);
+
+		/* still infeasible: a smaller block is better */
+		if (p1 < best_p1 || (p1 == best_p1 && p4 < best_p4) || p1 >= INT_MAX / 2)
+		{
+			best_p1 = p1;
+			best_p4 = p4;
+			best = B;
+		}
+	}
+	return best;
+}
+
+/*
+ * merge_buffers
+ *		Input block buffers a merge can have with avail bytes.
+ */
+static int
+merge_buffers(SrmSorter *s, double avail)
+{
+	return (int) Max(avail / (s->block_size + SRM_BUF_SLACK), 0);
+}
+
+/*
+ * merge_nbufs
+ *		Block buffers for a merge of k runs: what memory allows (avail), but
+ *		at least what the merge needs (SRM: 2k + D, DSM: 2D per run) and,
+ *		for SRM, at most SRM_PREFETCH_READS Parallel_Reads beyond that.
+ *		Forecasting reads only blocks that will be needed, so more buffers
+ *		only read further ahead: with all of a 1GB budget as buffers a
+ *		two-run merge faulted in 1GB and read its runs long before using
+ *		them (measured: 10M records 40% slower than DSM's 2D per run).
+ */
+static int
+merge_nbufs(SrmSorter *s, int avail, int k)
+{
+	int			D = s->ts->ndisks;
+	int			need = s->dsm ? 2 * D * k : 2 * k + D;
+	int			n = Max(avail, need);
+
+	if (!s->dsm)
+		n = Min(n, need + SRM_PREFETCH_READS * D);
+	return n;
+}
+
+/*
+ * take_smallest_runs
+ *		Move the k smallest runs to the end of s->runs (so that merging
+ *		them moves the least data) and return a pointer to them.
+ */
+static SrmRun **
+take_smallest_runs(SrmSorter *s, int k)
+{
+	int			i,
+				j;
+
+	/* selection: the i-th smallest goes to position nruns - 1 - i */
+	for (i = 0; i < k; i++)
+	{
+		int			pos = s->nruns - 1 - i;
+		int			small = pos;
+		SrmRun	   *tmp;
+
+		for (j = 0; j < pos; j++)
+			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
+				small = j;
+		tmp = s->runs[pos];
+		s->runs[pos] = s->runs[small];
+		s->runs[small] = tmp;
+	}
+	return &s->runs[s->nruns - k];
+}
+
+/*
+ * merge_runs_to_one
+ *		An intermediate merge: the k smallest runs become one new run.
+ */
+static void
+merge_runs_to_one(SrmSorter *s, int k, int nbufs)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	SrmRun	  **inputs = take_smallest_runs(s, k);
+	SrmRun	   *out;
+	SrmRunWriter *w;
+	SrmMerge   *m;
+	SrmTuple	t;
+	int			i;
+	Size		expect = 0;
+
+	/* the output's bookkeeping is about the inputs' together */
+	for (i = 0; i < k; i++)
+		expect += inputs[i]->forecast_bytes;
+	out = SrmSorterNewRun(s, expect);
+	for (i = 0; i < k; i++)
+		out->merges = Max(out->merges, inputs[i]->merges + 1);
+
+	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
+	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
+	while (SrmMergeNext(m, &t))
+		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple),
+						(uint64) t.datum1, t.nrank);
+	SrmRunWriterEnd(w);
+	SrmMergeEnd(m);
+
+	for (i = 0; i < k; i++)
+	{
+		s->runs_meta -= inputs[i]->forecast_bytes;
+		SrmRunFree(s->ts, inputs[i]);
+	}
+	s->nruns -= k;
+	SrmSorterAddRun(s, out);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * test_pause_before_merge
+ *		Fault-injection tests fill a workfile disk while a sort sits between
+ *		run formation and its intermediate merges: SRMSORT_TEST_MERGE_PAUSE_MS
+ *		in the postmaster's environment makes every such sort wait that long,
+ *		interruptibly.  Unset (always, outside tests) it costs one getenv.
+ */
+static void
+test_pause_before_merge(void)
+{
+	const char *env = getenv("SRMSORT_TEST_MERGE_PAUSE_MS");
+	int			ms = env ? atoi(env) : 0;
+
+	for (; ms > 0; ms -= 10)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(10000L);
+	}
+}
+
+/*
+ * merge_avail
+ *		Memory for a merge's block buffers: the budget less the bookkeeping
+ *		in memory, what the memory load still holds and, for paged runs, the page caches of the inputs of a
+ *		merge of the order memory allows (and of its output).
+ */
+static double
+merge_avail(SrmSorter *s)
+{
+	double		avail = (double) s->budget - forecast_bytes(s) -
+		SrmMemLoadBytes(&s->load);
+	Size		open = SrmRunOpenBytes(s->ts);
+
+	if (open > 0)
+	{
+		int			r = srm_order(s, merge_buffers(s, avail), s->ts->ndisks);
+
+		avail -= (double) open * (Min(Max(r, 2), s->nruns) + 1);
+	}
+	return avail;
+}
+
+/* Memory of the page caches of a merge's k paged inputs (the output's are
+ * in mem_used). */
+static inline Size
+merge_open_bytes(SrmSorter *s, int k)
+{
+	return SrmRunOpenBytes(s->ts) * (Size) k;
+}
+
+/*
+ * SrmPlanCascade
+ *		During run formation, between runs: once the runs' bookkeeping in
+ *		memory passes its charged share of the budget (paging keeps the
+ *		block lists out, but each run's header, about 150 bytes, stays),
+ *		merge the smallest runs until it is back under half that share.
+ *
+ * Only thousands of runs in a small budget get here: rows of kilobytes
+ * at a few hundred kB of work_mem (measured: 20000 rows of up to 22kB at
+ * 256kB, 2197 runs, peak 508kB).  The merges are the ones the final plan
+ * would have made anyway, the smallest runs first, just earlier; the
+ * caller has given back the load's memory for their buffers.
+ */
+bool
+SrmPlanCascade(SrmSorter *s)
+{
+	int			D = s->ts->ndisks;
+	Size		goal = s->budget / (2 * SRM_META_CHARGED_SHARE);
+
+	while (s->runs_meta > goal && s->nruns > 2)
+	{
+		double		avail = merge_avail(s);
+		int			ri = srm_order(s, merge_buffers(s, avail) - 2 * D, D);
+		int			k = Min(ri, s->nruns);
+		int			nbufs;
+
+		/* no merge fits: the final plan will say so (too little memory) */
+		if (k < 2)
+			return false;
+		nbufs = merge_nbufs(s, merge_buffers(s, avail) - 2 * D, k);
+		merge_runs_to_one(s, k, nbufs);
+		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
+						 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	}
+	return true;
+}
+
+/*
+ * SrmPlanMerges
+ *		Plan the merges (paper §4.1.3), run the intermediate ones and start
+ *		the final merge.
+ */
+void
+SrmPlanMerges(SrmSorter *s)
+{
+	int			D = s->ts->ndisks;
+	double		avail = merge_avail(s);
+	int			out_bufs = 2 * D;
+	int			rf = srm_order(s, merge_buffers(s, avail), D);
+	int			ri = srm_order(s, merge_buffers(s, avail) - out_bufs, D);
+	int			min_order = 2;
+	int			R;
+	int			nbufs;
+	int			i;
+
+	/* too little memory: use the smallest workable merge and say so */
+	if (rf < min_order || (s->nruns > rf && ri < min_order))
+	{
+		if (!s->warned_memory)
+			ereport(NOTICE,
+					(errmsg("srmsort needs more memory than the sort's budget for %d workfile disks",
+							D),
+					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB, and the runs' bookkeeping takes %zukB.",
+							   s->budget / 1024, s->block_size / 1024,
+							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024),
+							   (Size) Max((double) s->budget - avail, 0.0) / 1024),
+					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
+		s->warned_memory = true;
+		rf = Max(rf, min_order);
+		ri = Max(ri, min_order);
+	}
+
+	s->passes = passes_for(s->nruns, rf, ri);
+
+	/* the smallest R with the same number of passes */
+	for (R = 2; R < Max(rf, 2); R++)
+		if (passes_for(s->nruns, Min(R, rf), Min(R, ri)) <= s->passes)
+			break;
+	s->merge_order = Min(Max(R, 2), Max(rf, 2));
+
+	/* intermediate merges, of the smallest runs first */
+	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
+	if (s->nruns > rf)
+		test_pause_before_merge();
+	while (s->nruns > rf)
+	{
+		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
+
+		k = Max(k, 2);
+		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
+		merge_runs_to_one(s, k, nbufs);
+		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
+				 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	}
+
+	if (s->flags & SRM_SORT_RANDOMACCESS)
+	{
+		/* write the result once more as one run, readable both ways */
+		while (s->nruns > 1)
+		{
+			int			k = Min(Max(ri, 2), s->nruns);
+
+			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
+			merge_runs_to_one(s, k, nbufs);
+			SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
+					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+		}
+		pfree(s->wbufs_raw);
+		pfree(s->wbufs);
+		s->wbufs = NULL;
+		s->nwbufs = 0;
+		nbufs = Max(merge_buffers(s, merge_avail(s)), D + 2);
+		nbufs = Min(nbufs, 4 * D + 2);
+		s->passes = Max(s->passes, s->runs[0]->merges);
+		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
+		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
+		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, 1) +
+				 SrmScanMemory(s->ts, s->runs[0], nbufs));
+		s->state = SS_SORTEDONDISK;
+		return;
+	}
+
+	/* the final merge: no output buffers */
+	pfree(s->wbufs_raw);
+	pfree(s->wbufs);
+	s->wbufs = NULL;
+	s->nwbufs = 0;
+	avail = merge_avail(s);
+	nbufs = merge_nbufs(s, merge_buffers(s, avail), s->nruns);
+	/* runs merged early (SrmPlanCascade) went through more passes */
+	for (i = 0; i < s->nruns; i++)
+		s->passes = Max(s->passes, s->runs[i]->merges + 1);
+	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
+	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
+							 &s->counters);
+	SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, s->nruns) +
+			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	s->state = SS_FINALMERGE;
+}
