@@ -212,6 +212,7 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 		load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	load->chunk_cap = 0;
 	load->maxtuples = SRM_INITIAL_TUPLES;
+	load->array_cxt = CurrentMemoryContext;
 	load->tuples = palloc(load->maxtuples * sizeof(SrmTuple));
 }
 
@@ -645,8 +646,15 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 	target = Max(target, SRM_INITIAL_TUPLES);
 	if ((Size) target * sizeof(SrmTuple) > MaxAllocHugeSize)
 		target = MaxAllocHugeSize / sizeof(SrmTuple);
-	if (target <= load->maxtuples - load->maxtuples / 32 ||
-		target >= load->maxtuples + load->maxtuples / 32)
+	if (load->tuples == NULL)
+	{
+		/* released (SrmMemLoadRelease): a new array where the old one was */
+		load->tuples = MemoryContextAllocHuge(load->array_cxt,
+											  target * sizeof(SrmTuple));
+		load->maxtuples = target;
+	}
+	else if (target <= load->maxtuples - load->maxtuples / 32 ||
+			 target >= load->maxtuples + load->maxtuples / 32)
 	{
 		cxt = GetMemoryChunkContext(load->tuples);
 		pfree(load->tuples);
@@ -654,4 +662,20 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 		load->maxtuples = target;
 	}
 	set_seg_target(load, load->maxtuples);
+}
+
+/*
+ * SrmMemLoadRelease
+ *		Between runs (the load is empty): give back the tuple array and every
+ *		arena chunk, for merges that run before the next load (mergeplan.c's
+ *		early merges); SrmMemLoadFit sizes a new array afterwards.
+ */
+void
+SrmMemLoadRelease(SrmMemLoad *load)
+{
+	Assert(load->ntuples == 0 && load->nsegs == 0);
+	SrmMemLoadTrim(load, 0);
+	pfree(load->tuples);
+	load->tuples = NULL;
+	load->maxtuples = 0;
 }

@@ -47,6 +47,7 @@ typedef struct SrmMemLoad
 	int			maxchunks;
 	int			next_chunk;		/* the next chunk a run takes */
 	SrmTuple   *tuples;
+	MemoryContext array_cxt;	/* where tuples is allocated */
 	int64		ntuples;
 	int64		maxtuples;
 	char	   *arena_pos;
@@ -79,6 +80,7 @@ extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
 extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
 extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
+extern void SrmMemLoadRelease(SrmMemLoad *load);
 
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size

@@ -238,14 +238,14 @@ dump_run(SrmSorter *s)
 	if (s->runs_meta > s->budget / SRM_META_CHARGED_SHARE && !s->no_cascade)
 	{
 		/* the load's memory goes to the early merges' buffers */
-		SrmMemLoadTrim(&s->load, 0);
-		SrmMemLoadFit(&s->load, 0, avglen);
+		SrmMemLoadRelease(&s->load);
 		s->no_cascade = !SrmPlanCascade(s);
 	}
 	/* the next run: array and arena share what the rest leaves */
 	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
-	if (other < s->budget)
-		SrmMemLoadFit(&s->load, s->budget - other, avglen);
+	if (other < s->budget || s->load.tuples == NULL)
+		SrmMemLoadFit(&s->load, other < s->budget ? s->budget - other : 0,
+					  avglen);
 	/* the arena chunks kept for the next run fit beside its array */
 	other = SrmSorterMemUsed(s);
 	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);

@@ -50,7 +50,11 @@ my @work_mem = ('64kB', '128kB', '256kB', '1MB');
 my $failures = 0;
 for my $case (1 .. $cases)
 {
-	my $n = 200 + int(rand(4000));
+	# a tenth of the cases carry up to 20000 rows of up to 6kB kept inline
+	# (PLAIN storage), sorted serially at 192kB or 256kB: often hundreds of
+	# runs, whose headers make the smallest runs merge early
+	my $wide = rand() < 0.1;
+	my $n = $wide ? 6000 + int(rand(14000)) : 200 + int(rand(4000));
 	my $ncols = 1 + int(rand(3));
 	my (@bases, @cols, @keys);
 	for my $c (1 .. $ncols)
@@ -67,7 +71,7 @@ for my $case (1 .. $cases)
 		$spec .= (rand() < 0.5 ? ' NULLS FIRST' : ' NULLS LAST') if rand() < 0.5;
 		push @keys, [ $spec, "c$c", "$t->[0]/$d->[0]" ];
 	}
-	my $wm = $work_mem[ int(rand(@work_mem)) ];
+	my $wm = $wide ? (rand() < 0.5 ? '192kB' : '256kB') : $work_mem[ int(rand(@work_mem)) ];
 	my $strategy = rand() < 0.3 ? 'dsm' : 'srm';
 	my $io = rand() < 0.3 ? 'sync' : 'io_uring';
 	my $disks = join(', ', map { "srm_d$_" } 0 .. int(rand(4)));
@@ -76,11 +80,19 @@ for my $case (1 .. $cases)
 	my $desc = "case $case: n=$n work_mem=$wm $strategy $io disks=[$disks] ORDER BY $order ("
 	  . join(' ', map { $_->[2] } @keys) . ")";
 
+	$desc .= ' wide' if $wide;
+	my $select = "SELECT i, " . join(', ', @cols)
+	  . ($wide ? ", repeat(md5(i::text), 1 + (i * 7919) % 190) AS pad" : "")
+	  . " FROM (SELECT i, " . join(', ', @bases) . " FROM generate_series(1, $n) i) s";
 	my $sql = "SELECT setseed(" . rand() . ");\n"
 	  . "DROP TABLE IF EXISTS r;\n"
-	  . "CREATE TABLE r AS SELECT i, " . join(', ', @cols)
-	  . " FROM (SELECT i, " . join(', ', @bases) . " FROM generate_series(1, $n) i) s;\n"
+	  . ($wide
+		? "CREATE TABLE r AS $select WITH NO DATA;\n"
+		  . "ALTER TABLE r ALTER COLUMN pad SET STORAGE PLAIN;\n"
+		  . "INSERT INTO r $select;\n"
+		: "CREATE TABLE r AS $select;\n")
 	  . "SET work_mem = '$wm'; SET srmsort.merge_strategy = $strategy; SET srmsort.io_method = $io;\n"
+	  . ($wide ? "SET max_parallel_workers_per_gather = 0;\n" : "")
 	  . "SET srmsort.tablespaces = '$disks'; SET srmsort.min_input_size = 0; SET srmsort.random_seed = $case;\n"
 	  . "SELECT same::text || ' ' || method FROM srm_diff('SELECT * FROM r ORDER BY $order', $keyargs);\n";
 	my ($ret, $out, $err) = $node->psql('postgres', $sql);
