@@ -30,6 +30,7 @@
 #include "postgres.h"
 
 #include <liburing.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -256,9 +257,41 @@ reap(void)
 	{
 		SrmIo	   *io = (SrmIo *) io_uring_cqe_get_data(cqe);
 
-		complete(io, cqe->res);
+		/* no SrmIo: a prefault (SrmIoPrefault), done whatever its result */
+		if (io != NULL)
+			complete(io, cqe->res);
 		io_uring_cqe_seen(&ring, cqe);
 	}
+}
+
+/*
+ * SrmIoPrefault
+ *		See aio.h.  The kernel zeroes every page a process touches for the
+ *		first time; a sort held in memory touches its whole input so, on its
+ *		own CPU (measured: 11% of a 1GB sort of 5M ICU text keys, against 2%
+ *		at 64MB, whose arena is reused).  MADV_POPULATE_WRITE sent through
+ *		io_uring runs in its worker, on the other CPU, ahead of the backend
+ *		filling the range.  It faults pages in without writing to them, so
+ *		it is harmless whatever the range holds by the time it runs, and an
+ *		unmapped range only fails; nobody waits for it.
+ */
+void
+SrmIoPrefault(void *addr, Size len)
+{
+#ifdef MADV_POPULATE_WRITE
+	struct io_uring_sqe *sqe;
+
+	if (srmsort_io_method != SRM_IO_METHOD_IO_URING || !ring_setup() ||
+		!ring_async)
+		return;
+	reap();
+	sqe = io_uring_get_sqe(&ring);
+	if (sqe == NULL)
+		return;					/* the queue is full of I/O: not worth it */
+	io_uring_prep_madvise(sqe, addr, len, MADV_POPULATE_WRITE);
+	io_uring_sqe_set_data(sqe, NULL);
+	io_uring_submit(&ring);
+#endif
 }
 
 /*

@@ -116,4 +116,10 @@ extern bool SrmIoIsDone(SrmIoSet *set, SrmIo *io);
  */
 extern void SrmIoDrain(SrmIoSet *set);
 
+/*
+ * Ask io_uring's worker to fault in [addr, addr + len) of fresh memory
+ * ahead of its use, off the backend's CPU.  No-op without io_uring.
+ */
+extern void SrmIoPrefault(void *addr, Size len);
+
 #endif							/* SRM_AIO_H */

@@ -236,6 +236,8 @@ alloc_chunk(SrmMemLoad *load, SrmArenaChunk *c, Size sz)
 		c->data = (char *) TYPEALIGN(SRM_HUGE_PAGE, c->raw);
 		/* advice only: without THP the chunk still works */
 		(void) madvise(c->data, sz, MADV_HUGEPAGE);
+		/* its pages zeroed on the other CPU while this one fills them */
+		SrmIoPrefault(c->data, sz);
 		return;
 	}
 #endif
@@ -329,6 +331,9 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 	if (load->nsegs > 0)
 		SrmThreadWait();
 	load->tuples = repalloc_huge(load->tuples, newmax * sizeof(SrmTuple));
+	/* the new part is fresh memory: fault it in off this CPU (aio.c) */
+	SrmIoPrefault(load->tuples + load->maxtuples,
+				  (newmax - load->maxtuples) * sizeof(SrmTuple));
 	load->maxtuples = newmax;
 	return true;
 }
