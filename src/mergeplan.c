@@ -190,9 +190,18 @@ take_smallest_runs(SrmSorter *s, int k)
 	return &s->runs[s->nruns - k];
 }
 
+/* Memory of the page caches of a merge's k paged inputs (the output's are
+ * in mem_used). */
+static inline Size
+merge_open_bytes(SrmSorter *s, int k)
+{
+	return SrmRunOpenBytes(s->ts) * (Size) k;
+}
+
 /*
  * merge_runs_to_one
- *		An intermediate merge: the k smallest runs become one new run.
+ *		An intermediate merge: the k smallest runs become one new run,
+ *		through nbufs input buffers; the memory peak is noted.
  */
 static void
 merge_runs_to_one(SrmSorter *s, int k, int nbufs)
@@ -228,6 +237,8 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	}
 	s->nruns -= k;
 	SrmSorterAddRun(s, out);
+	SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
+					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	MemoryContextSwitchTo(old);
 }
 
@@ -254,8 +265,9 @@ test_pause_before_merge(void)
 /*
  * merge_avail
  *		Memory for a merge's block buffers: the budget less the bookkeeping
- *		in memory, what the memory load still holds and, for paged runs, the page caches of the inputs of a
- *		merge of the order memory allows (and of its output).
+ *		in memory, what the memory load still holds and, for paged runs,
+ *		the page caches of the inputs of a merge of the order memory allows
+ *		(and of its output).
  */
 static double
 merge_avail(SrmSorter *s)
@@ -273,19 +285,11 @@ merge_avail(SrmSorter *s)
 	return avail;
 }
 
-/* Memory of the page caches of a merge's k paged inputs (the output's are
- * in mem_used). */
-static inline Size
-merge_open_bytes(SrmSorter *s, int k)
-{
-	return SrmRunOpenBytes(s->ts) * (Size) k;
-}
-
 /*
  * SrmPlanCascade
  *		During run formation, between runs: once the runs' bookkeeping in
  *		memory passes its charged share of the budget (paging keeps the
- *		block lists out, but each run's header, about 150 bytes, stays),
+ *		block lists out, but each run's 144-byte header stays),
  *		merge the smallest runs until it is back under half that share.
  *
  * Only thousands of runs in a small budget get here: rows of kilobytes
@@ -312,8 +316,6 @@ SrmPlanCascade(SrmSorter *s)
 			return false;
 		nbufs = merge_nbufs(s, merge_buffers(s, avail) - 2 * D, k);
 		merge_runs_to_one(s, k, nbufs);
-		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
-						 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	}
 	return true;
 }
@@ -372,8 +374,6 @@ SrmPlanMerges(SrmSorter *s)
 		k = Max(k, 2);
 		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 		merge_runs_to_one(s, k, nbufs);
-		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
-				 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 	}
 
 	if (s->flags & SRM_SORT_RANDOMACCESS)
@@ -385,8 +385,6 @@ SrmPlanMerges(SrmSorter *s)
 
 			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
 			merge_runs_to_one(s, k, nbufs);
-			SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
-					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
 		}
 		pfree(s->wbufs_raw);
 		pfree(s->wbufs);

@@ -152,6 +152,8 @@ SrmRadixSort(SrmTuple *a, int64 n, bool interruptible)
 	int64		lo = 0,
 				hi = n;
 	int64		i;
+	uint64		any = 0,
+				all = ~UINT64CONST(0);
 
 	for (i = 0; i < hi;)
 	{
@@ -170,20 +172,19 @@ SrmRadixSort(SrmTuple *a, int64 n, bool interruptible)
 			a[i] = t;
 		}
 		else
+		{
+			/* each value once: the bits set in any key, and in all keys */
+			any |= (uint64) a[i].datum1;
+			all &= (uint64) a[i].datum1;
 			i++;
+		}
 	}
 	/* NULLs' keys are all 0: only the tie fix can order them */
-	if (hi - lo > 1)
+	if (hi - lo > 1 && (any ^ all) != 0)
 	{
-		uint64		first = a[lo].datum1;
-		uint64		differ = 0;
-
 		/* start below the bits all keys share (small ranges skip passes) */
-		for (i = lo + 1; i < hi; i++)
-			differ |= (uint64) a[i].datum1 ^ first;
-		if (differ != 0)
-			radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(differ) + 1,
-					   interruptible);
+		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1,
+				   interruptible);
 	}
 }
 

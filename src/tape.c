@@ -525,6 +525,21 @@ SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 }
 
 /*
+ * grow_array
+ *		Double one of an in-memory run's arrays (*max elements of elsz
+ *		bytes), keeping the memory charged to its bookkeeping exact.
+ */
+static void *
+grow_array(SrmRun *run, void *array, int64 *max, Size elsz)
+{
+	run->forecast_bytes -= GetMemoryChunkSpace(array);
+	*max *= 2;
+	array = repalloc(array, *max * elsz);
+	run->forecast_bytes += GetMemoryChunkSpace(array);
+	return array;
+}
+
+/*
  * add_forecast
  *		Append the forecast entry "key predicts block next_head" to run,
  *		copying a by-reference key into the run's memory.
@@ -562,13 +577,8 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 	else
 	{
 		if (run->nforecast >= run->maxforecast)
-		{
-			run->forecast_bytes -= GetMemoryChunkSpace(run->forecast);
-			run->maxforecast *= 2;
-			run->forecast = repalloc(run->forecast,
-									 run->maxforecast * sizeof(SrmForecastEntry));
-			run->forecast_bytes += GetMemoryChunkSpace(run->forecast);
-		}
+			run->forecast = grow_array(run, run->forecast, &run->maxforecast,
+									   sizeof(SrmForecastEntry));
 		e = &run->forecast[run->nforecast++];
 	}
 	e->key = key;
@@ -624,13 +634,8 @@ open_block(SrmRunWriter *w, uint32 flags)
 	else
 	{
 		if (run->nblocks >= run->maxblocks)
-		{
-			run->forecast_bytes -= GetMemoryChunkSpace(run->blocks);
-			run->maxblocks *= 2;
-			run->blocks = repalloc(run->blocks,
-								   run->maxblocks * sizeof(SrmBlockRef));
-			run->forecast_bytes += GetMemoryChunkSpace(run->blocks);
-		}
+			run->blocks = grow_array(run, run->blocks, &run->maxblocks,
+									 sizeof(SrmBlockRef));
 		run->blocks[run->nblocks].slot = -1;
 		run->blocks[run->nblocks].nrecords = 0;
 	}
