@@ -24,6 +24,10 @@ ANALYZE pl, pl2, small;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY g DESC NULLS LAST, t COLLATE "C", x + 1;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 10;      -- top-N: native
+-- a budget below srmsort.min_work_mem (256kB by default): native
+SET srmsort.min_work_mem = '256kB';
+EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
+RESET srmsort.min_work_mem;
 -- a constant bound too large for memory: srmsort sorts all, stops early
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 20000 OFFSET 5000;
 SELECT * FROM srm_diff('SELECT * FROM pl ORDER BY t LIMIT 20000 OFFSET 5000', 't');

@@ -208,6 +208,10 @@ SET srmsort.enabled = off;
 SELECT explain_analyze_text('EXECUTE r');
 SELECT explain_analyze_keys('EXECUTE r');
 RESET srmsort.enabled;
+-- the same cached plan with a budget below srmsort.min_work_mem
+SET srmsort.min_work_mem = '1MB';
+SELECT explain_analyze_text('EXECUTE r');
+RESET srmsort.min_work_mem;
 RESET plan_cache_mode;
 -- a merge join's inner sort needs mark/restore
 SET enable_hashjoin = off;

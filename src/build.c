@@ -36,6 +36,7 @@
 #include "access/genam.h"
 #include "access/nbtree.h"
 #include "access/tableam.h"
+#include "catalog/catalog.h"
 #include "catalog/index.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
@@ -62,9 +63,6 @@ typedef struct SrmBuildState
 	double		indtuples;
 } SrmBuildState;
 
-/* indexes armed for SrmBtBuild by utility.c (few: one command's worth) */
-static List *armed = NIL;
-
 static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii,
 						   double *est_rows);
 static void build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -76,31 +74,6 @@ static BlockNumber load_index(Relation heap, Relation index, IndexInfo *ii,
 							  SrmBuildState *st);
 static void log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 					  instr_time start);
-
-/*
- * SrmBuildArm
- *		Let SrmBtBuild build indexOid.  The list lives in TopMemoryContext
- *		until SrmBuildDisarmAll.
- */
-void
-SrmBuildArm(Oid indexOid)
-{
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-	armed = lappend_oid(armed, indexOid);
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * SrmBuildDisarmAll
- *		Forget every armed index; never ERRORs (used in PG_FINALLY).
- */
-void
-SrmBuildDisarmAll(void)
-{
-	list_free(armed);
-	armed = NIL;
-}
 
 /*
  * build_worth_it
@@ -121,7 +94,7 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows)
 	int			i;
 
 	if (!srmsort_enabled || !srmsort_create_index ||
-		!list_member_oid(armed, RelationGetRelid(index)))
+		IsCatalogRelation(heap) || IsToastRelation(heap))
 		return false;
 	table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
 	*est_rows = Max(tuples, 0);
@@ -322,9 +295,9 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
 					INSTR_TIME_GET_DOUBLE(now)),
-			 errdetail("Sort method %s, disks %d (%s), block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB, paged bookkeeping %lld kB.",
+			 errdetail("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB, paged bookkeeping %lld kB.",
 					   SrmSortMethodName(s.method), s.ndisks, s.disk_names,
-					   s.block_size / 1024, (long long) s.runs, s.merge_order,
+					   s.disks_left_out, s.block_size / 1024, (long long) s.runs, s.merge_order,
 					   s.passes, s.nu, (long long) (s.temp_written / 1024),
 					   (long long) (s.temp_read / 1024),
 					   (long long) (s.temp_peak / 1024),
@@ -348,7 +321,9 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 	BlockNumber npages;
 	instr_time	start;
 
-	if (!build_worth_it(heap, index, ii, &est_rows))
+	/* claimed first, so that the swap is never redone for this index */
+	if (!SrmBuildClaim(RelationGetRelid(index)) ||
+		!build_worth_it(heap, index, ii, &est_rows))
 		return btbuild(heap, index, ii);
 
 	if (RelationGetNumberOfBlocks(index) != 0)
@@ -360,7 +335,9 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 	st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem, est_rows,
 								  SRM_SORT_NONE);
 	if (ii->ii_Unique)
-		st.dead = SrmSorterBeginIndex(heap, index, work_mem, 0, SRM_SORT_NONE);
+		st.dead = SrmSorterBeginIndex(heap, index,
+									  Max(work_mem, srmsort_min_work_mem), 0,
+									  SRM_SORT_NONE);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_BTREE_PHASE_INDEXBUILD_TABLESCAN);

@@ -18,15 +18,14 @@
 extern IndexBuildResult *SrmBtBuild(Relation heap, Relation index,
 									IndexInfo *indexInfo);
 
-/*
- * build.c: the indexes SrmBtBuild may build (a backend-local set).  An
- * ambuild swapped into a relcache entry may outlive the command that
- * swapped it; for any index not armed it simply calls btbuild.
- */
-extern void SrmBuildArm(Oid indexOid);
-extern void SrmBuildDisarmAll(void);
-
-/* utility.c: install the ProcessUtility hook */
+/* utility.c: install the hooks that arm CREATE INDEX and REINDEX */
 extern void SrmUtilityInit(void);
+
+/*
+ * utility.c: may SrmBtBuild build this index?  An ambuild swapped into a
+ * relcache entry may outlive the statement that swapped it; for any index
+ * not armed in the statement in progress SrmBtBuild calls btbuild.
+ */
+extern bool SrmBuildClaim(Oid indexOid);
 
 #endif							/* SRM_BUILD_H */

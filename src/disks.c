@@ -6,10 +6,11 @@
  * Resolution.  srmsort.tablespaces names the disks; when it is empty, the
  * session's temp_tablespaces are used (already filtered for CREATE
  * permission by PostgreSQL), and when those are empty too, the database's
- * default tablespace is the one disk.  Names are checked at use, in the
- * transaction of the sort: unknown names, pg_global, duplicates and
- * tablespaces without CREATE permission for the current user are errors.
- * An interactive SET is checked at once as well (SrmCheckTablespaces).
+ * default tablespace is the one disk.  As with temp_tablespaces, an
+ * interactive SET refuses unknown names, pg_global, duplicates and
+ * tablespaces without CREATE permission (SrmCheckTablespaces), while at
+ * use, in the transaction of the sort, such names are skipped silently
+ * (the sort must not fail where PostgreSQL's own would not).
  *
  * Partitions.  Of the resolved disks the sort takes one partition, the
  * least loaded (shmem.c).
@@ -77,8 +78,13 @@ may_create_in(Oid spc)
 
 /*
  * resolve_named
- *		Resolve the names of srmsort.tablespaces into oids[]/names[];
- *		ERRORs on unknown names, pg_global, duplicates or missing CREATE.
+ *		Resolve the names of srmsort.tablespaces into oids[]/names[].  As
+ *		PostgreSQL does with temp_tablespaces at use, names that do not
+ *		resolve to a tablespace the current user may create files in are
+ *		skipped without a word to the client (a setting can go stale: a
+ *		tablespace dropped, a privilege revoked, an index build running as
+ *		the table's owner); the server log says so at DEBUG1.  Returns 0
+ *		when none is left.
  */
 static int
 resolve_named(Oid *oids, char names[][NAMEDATALEN])
@@ -89,37 +95,32 @@ resolve_named(Oid *oids, char names[][NAMEDATALEN])
 	int			n = 0;
 
 	if (!SplitIdentifierString(raw, ',', &list))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid list syntax in srmsort.tablespaces")));
+		return 0;
 	foreach(lc, list)
 	{
 		char	   *name = (char *) lfirst(lc);
 		Oid			spc = get_tablespace_oid(name, true);
+		const char *why = NULL;
 		int			i;
 
 		if (!OidIsValid(spc))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("tablespace \"%s\" does not exist", name),
-					 errdetail("It is listed in srmsort.tablespaces.")));
-		if (spc == GLOBALTABLESPACE_OID)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("tablespace \"%s\" cannot hold workfiles", name)));
-		for (i = 0; i < n; i++)
+			why = "does not exist";
+		else if (spc == GLOBALTABLESPACE_OID)
+			why = "cannot hold workfiles";
+		else if (!may_create_in(spc))
+			why = "is not open to the current user for CREATE";
+		else if (n >= SRM_MAX_DISKS)
+			why = "is beyond the number of disks srmsort uses";
+		for (i = 0; i < n && why == NULL; i++)
 			if (oids[i] == spc)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("tablespace \"%s\" is listed twice in srmsort.tablespaces",
-								name)));
-		if (!may_create_in(spc))
-			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLESPACE, name);
-		if (n >= SRM_MAX_DISKS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("srmsort.tablespaces lists more than %d tablespaces",
-							SRM_MAX_DISKS)));
+				why = "is listed twice";
+		if (why != NULL)
+		{
+			ereport(DEBUG1,
+					(errmsg_internal("srmsort: tablespace \"%s\" of srmsort.tablespaces %s, skipped",
+									 name, why)));
+			continue;
+		}
 		oids[n] = spc;
 		strlcpy(names[n], name, NAMEDATALEN);
 		n++;
@@ -138,7 +139,11 @@ resolve_disks(Oid *oids, char names[][NAMEDATALEN])
 	int			i;
 
 	if (srmsort_tablespaces != NULL && srmsort_tablespaces[0] != '\0')
-		return resolve_named(oids, names);
+	{
+		n = resolve_named(oids, names);
+		if (n > 0)
+			return n;
+	}
 
 	PrepareTempTablespaces();
 	n = GetTempTablespaces(oids, SRM_MAX_DISKS);
@@ -243,7 +248,7 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 	{
 		/* the filesystem refuses O_DIRECT: go on buffered */
 		if (!warned_no_direct)
-			ereport(WARNING,
+			ereport(LOG,
 					(errmsg("srmsort.direct_io is not supported for \"%s\", using buffered I/O",
 							disk->path)));
 		warned_no_direct = true;
@@ -266,7 +271,7 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
  *		See disks.h.
  */
 SrmDiskSet *
-SrmDiskSetOpen(void)
+SrmDiskSetOpen(int maxdisks)
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
@@ -279,6 +284,8 @@ SrmDiskSetOpen(void)
 	int			i;
 
 	SrmPartitionChoose(oids, n, &first, &count, &partno, &nparts);
+	set->nleftout = Max(count - Max(maxdisks, 1), 0);
+	count -= set->nleftout;
 	set->ndisks = count;
 	set->partno = partno;
 	set->nparts = nparts;

@@ -50,6 +50,7 @@ typedef struct SrmDiskSet
 	int			nopen;			/* disks whose files are open */
 	int			partno;			/* partition taken, of nparts */
 	int			nparts;
+	int			nleftout;		/* disks of the partition left out for memory */
 	bool		direct_io;
 	SrmDisk	   *disks;			/* ndisks entries */
 } SrmDiskSet;
@@ -59,12 +60,13 @@ extern PGDLLIMPORT char *srmsort_tablespaces;
 extern PGDLLIMPORT bool srmsort_direct_io;
 
 /*
- * Resolve the configured disks and create one workfile on each, in
- * CurrentMemoryContext.  Must run inside a transaction.  ERRORs with a
- * clear message for an unknown tablespace, a missing CREATE privilege, a
- * duplicate name or a file that cannot be created.
+ * Resolve the configured disks, take a partition of them and at most
+ * maxdisks of its disks, and create one workfile on each, in
+ * CurrentMemoryContext.  Must run inside a transaction.  Tablespaces that
+ * cannot be used are skipped as temp_tablespaces skips them; ERRORs only
+ * for a file that cannot be created.
  */
-extern SrmDiskSet *SrmDiskSetOpen(void);
+extern SrmDiskSet *SrmDiskSetOpen(int maxdisks);
 
 /*
  * Declare that disk's workfile is about to grow to new_eof bytes, so that

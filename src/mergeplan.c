@@ -67,8 +67,47 @@ srm_order(SrmSorter *s, double nbufs, int D)
 }
 
 /*
+ * merge_need
+ *		Block buffers an intermediate merge of two runs needs over D disks:
+ *		SRM 2R + D inputs and 2D outputs, DSM 2D per input and 2D outputs.
+ */
+static inline int
+merge_need(bool dsm, int D)
+{
+	return dsm ? 6 * D : 3 * D + 4;
+}
+
+/*
+ * SrmPlanDisks
+ *		The most workfile disks (up to SRM_MAX_DISKS) over which a merge of
+ *		two runs fits in the budget beside the charged share of the runs'
+ *		bookkeeping, with blocks of SRM_MIN_AUTO_BLOCK_KB; *min_block is
+ *		that size, or SRM_TIGHT_BLOCK_KB when not even one disk fits so.
+ *
+ * A small work_mem is the user's choice, not a mistake: such a sort uses
+ * fewer disks and smaller blocks instead of running past its budget (or
+ * saying anything to the client).  EXPLAIN ANALYZE shows the disks left
+ * out.
+ */
+int
+SrmPlanDisks(Size budget, bool dsm, int *min_block)
+{
+	double		usable = (double) budget - budget / SRM_META_CHARGED_SHARE;
+	int			B = SRM_MIN_AUTO_BLOCK_KB * 1024;
+	int			D;
+
+	if (merge_need(dsm, 1) * (double) (B + SRM_BUF_SLACK) > usable)
+		B = SRM_TIGHT_BLOCK_KB * 1024;
+	*min_block = B;
+	for (D = SRM_MAX_DISKS; D > 1; D--)
+		if (merge_need(dsm, D) * (double) (B + SRM_BUF_SLACK) <= usable)
+			break;
+	return D;
+}
+
+/*
  * SrmPlanBlockSize
- *		The largest block size, between 16kB and srmsort.block_size, that
+ *		The largest block size, between min_block and srmsort.block_size, that
  *		gives the minimal number of merge passes for the expected input.
  *
  * Called when the first run is due, so the first memory load tells how
@@ -84,14 +123,14 @@ srm_order(SrmSorter *s, double nbufs, int D)
  * passes where 16kB or 32kB blocks need two.
  */
 int
-SrmPlanBlockSize(SrmSorter *s, int D)
+SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 {
 	double		first = Max((double) s->load.ntuples, 1.0);
 	double		avglen = s->load.ntuples > 0 ?
 		(double) s->input_bytes / s->load.ntuples : 64.0;
 	double		rows;
 	double		run_bytes;
-	int			best = SRM_MIN_AUTO_BLOCK_KB * 1024;
+	int			best = min_block;
 	int			best_p1 = INT_MAX;
 	int			best_p4 = INT_MAX;
 	int			B;
@@ -106,7 +145,7 @@ SrmPlanBlockSize(SrmSorter *s, int D)
 	 * fewest for four times as many (an extra pass costs far more than
 	 * smaller blocks do); among equals, the largest block.
 	 */
-	for (B = srmsort_block_size * 1024; B >= SRM_MIN_AUTO_BLOCK_KB * 1024; B /= 2)
+	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
 	{
 		double		per = B + SRM_BUF_SLACK;
 		double		meta = Min(run_bytes / B * 1.33 *
@@ -338,19 +377,21 @@ SrmPlanMerges(SrmSorter *s)
 	int			nbufs;
 	int			i;
 
-	/* too little memory: use the smallest workable merge and say so */
+	/*
+	 * Too little memory even for the disks and blocks SrmPlanDisks chose
+	 * (the runs' headers took more than their share): the smallest
+	 * workable merge, a little past the budget.  EXPLAIN shows the peak;
+	 * the server log says why at DEBUG1.
+	 */
 	if (rf < min_order || (s->nruns > rf && ri < min_order))
 	{
-		if (!s->warned_memory)
-			ereport(NOTICE,
-					(errmsg("srmsort needs more memory than the sort's budget for %d workfile disks",
-							D),
-					 errdetail("The budget is %zukB; a merge of two runs with %dkB blocks needs %zukB, and the runs' bookkeeping takes %zukB.",
-							   s->budget / 1024, s->block_size / 1024,
-							   (Size) (s->dsm ? 6 * D : 4 + 3 * D) * (s->block_size / 1024),
-							   (Size) Max((double) s->budget - avail, 0.0) / 1024),
-					 errhint("Raise work_mem or maintenance_work_mem, or use fewer disks in srmsort.tablespaces.")));
-		s->warned_memory = true;
+		if (!s->tight_memory)
+			ereport(DEBUG1,
+					(errmsg_internal("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk%s with %dkB blocks beside %zukB of run bookkeeping",
+									 s->budget / 1024, D, D == 1 ? "" : "s",
+									 s->block_size / 1024,
+									 (Size) Max((double) s->budget - avail, 0.0) / 1024)));
+		s->tight_memory = true;
 		rf = Max(rf, min_order);
 		ri = Max(ri, min_order);
 	}

@@ -54,6 +54,7 @@ typedef struct SrmSortState
 	bool		randomAccess;
 	bool		sorted;
 	bool		delegated;		/* sorted by tuplesort */
+	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *result;
@@ -206,7 +207,10 @@ do_sort(SrmSortState *state)
 	ScanDirection dir = estate->es_direction;
 
 	estate->es_direction = ForwardScanDirection;
-	state->delegated = !srmsort_enabled;
+	/* a cached plan may meet settings that would not have chosen srmsort */
+	state->delegated = !srmsort_enabled || work_mem < srmsort_min_work_mem;
+	state->delegated_why = !srmsort_enabled ? "srmsort disabled" :
+		"work_mem below srmsort.min_work_mem";
 	if (state->delegated)
 		state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->sortColIdx,
 												state->sortOperators, state->collations,
@@ -415,8 +419,11 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 										 st->thread_tuples, st->thread_segments), es);
 		if (!external)
 			return;
-		ExplainPropertyText("Disks", psprintf("%d (%s)  Block Size: %dkB",
+		ExplainPropertyText("Disks", psprintf("%d (%s)%s  Block Size: %dkB",
 											  st->ndisks, st->disk_names,
+											  st->disks_left_out > 0 ?
+											  psprintf("  Left Out for Memory: %d",
+													   st->disks_left_out) : "",
 											  st->block_size / 1024), es);
 		ExplainPropertyText("Runs", psprintf(INT64_FORMAT "  Merge Order: %d  Passes: %d",
 											 st->runs, st->merge_order, st->passes), es);
@@ -450,6 +457,8 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Disks", NULL, st->ndisks, es);
 	ExplainPropertyText("Disk Names", st->disk_names, es);
+	ExplainPropertyInteger("Disks Left Out for Memory", NULL,
+						   st->disks_left_out, es);
 	ExplainPropertyInteger("Block Size", "kB", st->block_size / 1024, es);
 	ExplainPropertyInteger("Runs", NULL, st->runs, es);
 	ExplainPropertyInteger("Merge Order", NULL, st->merge_order, es);
@@ -475,7 +484,8 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
  *		Core's words for a sort that tuplesort did.
  */
 static void
-show_delegated_facts(TuplesortInstrumentation *ts, ExplainState *es)
+show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
+					 ExplainState *es)
 {
 	const char *method = tuplesort_method_name(ts->sortMethod);
 	const char *spacetype = tuplesort_space_type_name(ts->spaceType);
@@ -490,7 +500,7 @@ show_delegated_facts(TuplesortInstrumentation *ts, ExplainState *es)
 		ExplainPropertyInteger("Sort Space Used", "kB", ts->spaceUsed, es);
 		ExplainPropertyText("Sort Space Type", spacetype, es);
 	}
-	ExplainPropertyText("Delegated", "srmsort disabled", es);
+	ExplainPropertyText("Delegated", why, es);
 }
 
 /*
@@ -551,7 +561,7 @@ srm_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (state->tuplesort != NULL)
 			tuplesort_get_stats(state->tuplesort, &state->ts_stats);
-		show_delegated_facts(&state->ts_stats, es);
+		show_delegated_facts(&state->ts_stats, state->delegated_why, es);
 	}
 	else
 	{

@@ -136,7 +136,8 @@ eligible(Sort *sort, double bound)
 	Plan	   *child = sort->plan.lefttree;
 	double		threshold;
 
-	if (child == NULL || sort->numCols <= 0 || bound == UNKNOWN_BOUND)
+	if (child == NULL || sort->numCols <= 0 || bound == UNKNOWN_BOUND ||
+		work_mem < srmsort_min_work_mem)
 		return false;
 	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size : work_mem) * 1024.0;
 	if (native_sort_bytes(child) < threshold)

@@ -28,7 +28,7 @@
  * sharing won at 2 and at 8 concurrent sorts, on plain and emulated disks.
  *
  * Without preloading there is no shared memory: P = 1, no accounting, and a
- * NOTICE (once per backend) says so; the views' functions raise an error.
+ * line in the server log (once per backend) says so; the views' functions raise an error.
  *
  * IDENTIFICATION
  *	  src/shmem.c
@@ -193,7 +193,7 @@ SrmShmemAvailable(void)
 	if (!warned_no_shmem)
 	{
 		warned_no_shmem = true;
-		ereport(NOTICE,
+		ereport(LOG,
 				(errmsg("srmsort is not in shared_preload_libraries: workfile disks are not partitioned and not monitored"),
 				 errhint("Add srmsort to shared_preload_libraries and restart the server.")));
 	}

@@ -139,11 +139,14 @@ go_external(SrmSorter *s)
 	bool		byval;
 	int16		typlen;
 	int			D;
+	int			maxdisks;
+	int			min_block;
 	int			i;
 
 	SrmKeysKey0Type(s->keys, &byval, &typlen);
 	/* the disk count is needed for the block size: open with a probe size */
-	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, byval, typlen,
+	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
+	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
 							 SrmKeysGetKey0, s->keys);
 	s->ts->normalized = (s->keys->norm != SRM_NORM_NONE);
 	D = s->ts->ndisks;
@@ -155,7 +158,7 @@ go_external(SrmSorter *s)
 		SrmJobBegin(spcs, D, s->ts->disks->partno);
 		s->job = true;
 	}
-	s->block_size = SrmPlanBlockSize(s, D);
+	s->block_size = SrmPlanBlockSize(s, D, min_block);
 	s->ts->block_size = s->block_size;
 
 	s->nwbufs = 2 * D;
@@ -647,6 +650,7 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 		int			len = 0;
 
 		st->ndisks = s->ts->ndisks;
+		st->disks_left_out = s->ts->disks->nleftout;
 		st->block_size = s->block_size;
 		st->blocks_read = s->ts->blocks_read;
 		st->blocks_written = s->ts->blocks_written;
@@ -674,14 +678,14 @@ trace_stats(SrmSorter *s)
 	SrmSortStats st;
 
 	SrmSorterGetStats(s, &st);
-	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), block=%dkB, "
+	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), left out for memory=%d, block=%dkB, "
 		 "runs=%lld, merge order=%d, passes=%d, parallel reads=%lld, nu=%.3f, "
 		 "flushes=%lld, stalls=%lld, temp written=%lldkB read=%lldkB peak=%lldkB, "
 		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, paged bookkeeping=%lldkB, "
 		 "sort thread tuples=%lld",
 		 SrmSortMethodName(st.method), (long long) st.tuples,
 		 (long long) st.input_bytes, st.ndisks, st.disk_names,
-		 st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
+		 st.disks_left_out, st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
 		 (long long) st.parallel_reads, st.nu, (long long) st.flushes,
 		 (long long) st.stalls, (long long) (st.temp_written / 1024),
 		 (long long) (st.temp_read / 1024), (long long) (st.temp_peak / 1024),

@@ -54,6 +54,7 @@ typedef struct SrmSortStats
 {
 	SrmSortMethod method;
 	int			ndisks;			/* workfile disks used (0 if in memory) */
+	int			disks_left_out; /* of the partition, for too small a budget */
 	int			block_size;		/* bytes per run block actually used */
 	int64		tuples;			/* tuples put */
 	int64		thread_tuples;	/* tuples the sort thread sorted */

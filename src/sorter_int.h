@@ -57,7 +57,7 @@ struct SrmSorter
 	int			merge_order;
 	int			passes;
 	int64		nruns_initial;
-	bool		warned_memory;
+	bool		tight_memory;	/* not even the smallest merge fits */
 	bool		no_cascade;		/* early merges did not fit: never again */
 	bool		job;			/* registered in shared memory */
 
@@ -126,8 +126,12 @@ extern SrmRun *SrmSorterNewRun(SrmSorter *s, Size expect);
 /* Append a finished run to the sort's list of runs. */
 extern void SrmSorterAddRun(SrmSorter *s, SrmRun *run);
 
+/* mergeplan.c: how many disks a budget can merge over, and the smallest
+ * block size to consider */
+extern int	SrmPlanDisks(Size budget, bool dsm, int *min_block);
+
 /* mergeplan.c: the block size for the expected input, at the first run */
-extern int	SrmPlanBlockSize(SrmSorter *s, int D);
+extern int	SrmPlanBlockSize(SrmSorter *s, int D, int min_block);
 
 /* mergeplan.c: merge runs early while their headers outgrow their share;
  * false if no merge fits in the budget */

@@ -37,6 +37,7 @@ bool		srmsort_enabled = true;
 char	   *srmsort_tablespaces = NULL;
 int			srmsort_block_size = 256;	/* kB */
 int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
+int			srmsort_min_work_mem = SRM_MIN_BUDGET_KB;	/* kB */
 int			srmsort_io_method = SRM_IO_METHOD_IO_URING;
 bool		srmsort_direct_io = false;
 int			srmsort_merge_strategy = SRM_MERGE_SRM;
@@ -133,6 +134,15 @@ define_settings(void)
 							"maintenance_work_mem for CREATE INDEX), so that only sorts "
 							"PostgreSQL would spill are taken.",
 							&srmsort_min_input_size, 64, -1, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.min_work_mem",
+							"Smallest sort budget with which srmsort takes a sort.",
+							"Sorts whose work_mem is below this are left to PostgreSQL's "
+							"own sort, which is as fast or faster with so little memory.  "
+							"Also in plans cached when work_mem was larger.",
+							&srmsort_min_work_mem, SRM_MIN_BUDGET_KB, 64, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 

@@ -13,9 +13,17 @@
 
 #define SRM_MIN_BLOCK_KB	32	/* srmsort.block_size's lower limit */
 #define SRM_MIN_AUTO_BLOCK_KB	16	/* ... and that of the automatic choice */
+#define SRM_TIGHT_BLOCK_KB	8	/* ... and where one disk needs smaller */
 #define SRM_PREFETCH_READS	8	/* SRM merges: Parallel_Reads of read-ahead
 								 * beyond the 2R + D blocks they need */
 #define SRM_MAX_BLOCK_KB	(16 * 1024)
+
+/*
+ * srmsort.min_work_mem's default: sorts with a smaller budget merge in many
+ * passes of small blocks, where PostgreSQL's sort is as fast or faster
+ * (bench/results/small_budget).
+ */
+#define SRM_MIN_BUDGET_KB	256
 
 typedef enum SrmMergeStrategy
 {
@@ -26,6 +34,7 @@ typedef enum SrmMergeStrategy
 extern PGDLLIMPORT bool srmsort_enabled;
 extern PGDLLIMPORT int srmsort_block_size;
 extern PGDLLIMPORT int srmsort_min_input_size;
+extern PGDLLIMPORT int srmsort_min_work_mem;
 extern PGDLLIMPORT int srmsort_merge_strategy;
 extern PGDLLIMPORT int srmsort_max_merge_order;
 extern PGDLLIMPORT int srmsort_random_seed;

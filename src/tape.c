@@ -57,12 +57,12 @@ io_done(SrmIo *io, double ms, void *arg)
 
 /*
  * SrmTapeSetCreate
- *		Open the workfile disks and an I/O set for a sort with blocks of
- *		block_size bytes, in CurrentMemoryContext.
+ *		Open at most maxdisks workfile disks and an I/O set for a sort with
+ *		blocks of block_size bytes, in CurrentMemoryContext.
  */
 SrmTapeSet *
-SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
-				 SrmKeyFn keyfn, void *keyarg)
+SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
+				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg)
 {
 	SrmTapeSet *ts = palloc0(sizeof(SrmTapeSet));
 	int			d;
@@ -79,7 +79,7 @@ SrmTapeSetCreate(int block_size, bool key_byval, int16 key_typlen,
 	else
 		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
 
-	ts->disks = SrmDiskSetOpen();
+	ts->disks = SrmDiskSetOpen(maxdisks);
 	ts->ndisks = ts->disks->ndisks;
 	ts->io = SrmIoSetCreate();
 	ts->io->on_complete = io_done;

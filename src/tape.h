@@ -154,9 +154,9 @@ typedef struct SrmRunWriter
 	bool		have_block;
 } SrmRunWriter;
 
-extern SrmTapeSet *SrmTapeSetCreate(int block_size, bool key_byval,
-									int16 key_typlen, SrmKeyFn keyfn,
-									void *keyarg);
+extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
+									bool key_byval, int16 key_typlen,
+									SrmKeyFn keyfn, void *keyarg);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
 

@@ -6,33 +6,35 @@
  *
  * PostgreSQL's btree build cannot be hooked: btbuild is reached only
  * through the relcache entry's rd_indam->ambuild, which exists only once
- * the index does.  So, for a plain CREATE INDEX (btree, not CONCURRENTLY,
- * on a table or materialized view, not partitioned), this hook does what
- * ProcessUtilitySlow does for the statement (read-only checks, event
- * trigger bracket, lock and name lookup, transformIndexStmt) but calls
- * DefineIndex with skip_build, then builds the new, still empty index with
- * index_build while the index's rd_indam->ambuild points at SrmBtBuild.
- * index_build does the rest as always (owner switch, init fork of
- * unlogged indexes, indcheckxmin, statistics, exclusion checks).  The
- * pointer is restored at the end, error or not; rd_indam belongs to the
- * relcache entry, which an open index keeps across invalidations.
+ * the index does.  So the statement runs exactly as PostgreSQL runs it
+ * (every hook after ours, core's checks, locks, errors, event triggers and
+ * security context, in core's order), and srmsort only swaps ambuild in
+ * the index's relcache entry at the last moment before index_build calls
+ * it, from a relcache invalidation callback:
  *
- * REINDEX INDEX and REINDEX TABLE (not CONCURRENTLY) are simpler: the
- * indexes exist, so the hook takes the locks core would take, in core's
- * order, puts SrmBtBuild into the btree indexes' relcache entries and runs
- * the standard command unchanged.  reindex_index refuses an index someone
- * else has open, so these entries cannot be held open and restored after;
- * instead SrmBtBuild only builds indexes "armed" for the current command
+ *	CREATE INDEX: index_create makes the new index's relcache entry, fires
+ *	the object-access post-create hook (we note the OID) and then runs a
+ *	CommandCounterIncrement that rebuilds the entry and calls the relcache
+ *	callbacks for it; the entry is open and valid there, and index_build
+ *	follows.  Indexes DefineIndex creates for the partitions of a
+ *	partitioned table are caught the same way.
+ *
+ *	REINDEX INDEX / TABLE: reindex_index opens the index, marks it as being
+ *	reindexed (ReindexIsProcessingIndex) and gives it a new relfilenode,
+ *	whose CommandCounterIncrement calls the callbacks for it; the open
+ *	entry keeps its rd_indam through that rebuild.  We act only for an
+ *	index we hold AccessExclusiveLock on: no other backend can then send an
+ *	invalidation for it, so the callback comes from reindex_index itself,
+ *	with the entry open.
+ *
+ * The callback never does catalog access: it only looks up an entry that
+ * is open.  SrmBtBuild builds only indexes armed in the current statement
  * and hands any other to btbuild, which makes a swapped pointer that
- * outlives the command harmless.
-
- * Everything else goes to the previous hook or standard_ProcessUtility:
- * CONCURRENTLY, partitioned tables and indexes, other access methods,
- * system catalogs, and the indexes ALTER TABLE and CREATE TABLE create for
- * constraints (they are built inside ALTER TABLE, out of this hook's reach;
- * CREATE UNIQUE INDEX + ALTER TABLE ... ADD PRIMARY KEY USING INDEX goes
- * through srmsort).  SrmBtBuild itself hands builds that would not spill
- * back to btbuild.
+ * outlives the statement harmless.  Everything srmsort does not take is
+ * left alone: CONCURRENTLY, other access methods, REINDEX SCHEMA, DATABASE
+ * and SYSTEM, and the indexes that ALTER TABLE, CLUSTER or VACUUM FULL
+ * build.  SrmBtBuild itself hands catalogs, TOAST tables and builds below
+ * srmsort.min_input_size back to btbuild.
  *
  * IDENTIFICATION
  *	  src/utility.c
@@ -42,45 +44,53 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
-#include "access/table.h"
-#include "catalog/catalog.h"
+#include "access/xact.h"
 #include "catalog/index.h"
-#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "commands/defrem.h"
-#include "commands/event_trigger.h"
-#include "commands/progress.h"
-#include "commands/tablecmds.h"
 #include "miscadmin.h"
-#include "parser/parse_utilcmd.h"
-#include "pgstat.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
-#include "utils/acl.h"
-#include "utils/lsyscache.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 
 #include "build.h"
+#include "compat.h"
 #include "srmsort.h"
 
+/* what the statement in progress lets srmsort build */
+typedef enum SrmArmKind
+{
+	SRM_ARM_NONE = 0,
+	SRM_ARM_CREATE,				/* CREATE INDEX: indexes it creates */
+	SRM_ARM_REINDEX				/* REINDEX INDEX/TABLE: indexes it rebuilds */
+} SrmArmKind;
+
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access = NULL;
+
+/*
+ * The state of the armed statement, in TopMemoryContext: the relations it
+ * created (CREATE INDEX), the indexes whose ambuild is ours, and those
+ * whose build has begun (never swapped again).
+ */
+static SrmArmKind arm_kind = SRM_ARM_NONE;
+static List *arm_created = NIL;
+static List *arm_swapped = NIL;
+static List *arm_started = NIL;
 
 static void srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							   bool readOnlyTree, ProcessUtilityContext context,
 							   ParamListInfo params, QueryEnvironment *queryEnv,
 							   DestReceiver *dest, QueryCompletion *qc);
-static void call_next(PlannedStmt *pstmt, const char *queryString,
-					  bool readOnlyTree, ProcessUtilityContext context,
-					  ParamListInfo params, QueryEnvironment *queryEnv,
-					  DestReceiver *dest, QueryCompletion *qc);
-static bool create_index(PlannedStmt *pstmt, const char *queryString,
-						 ProcessUtilityContext context);
-static void build_new_index(Oid heapOid, Oid indexOid);
-static bool reindex_wanted(ReindexStmt *stmt);
-static void reindex_callback(const RangeVar *relation, Oid relId,
-							 Oid oldRelId, void *arg);
-static void arm_reindex_targets(ReindexStmt *stmt);
+static void srm_object_access(ObjectAccessType access, Oid classId,
+							  Oid objectId, int subId, void *arg);
+static void srm_relcache_callback(Datum arg, Oid relid);
+static SrmArmKind statement_kind(Node *parsetree);
+static void disarm(void);
 
 /*
  * SrmUtilityInit
@@ -91,6 +101,9 @@ SrmUtilityInit(void)
 {
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = srm_ProcessUtility;
+	prev_object_access = object_access_hook;
+	object_access_hook = srm_object_access;
+	CacheRegisterRelcacheCallback(srm_relcache_callback, (Datum) 0);
 }
 
 static void
@@ -107,21 +120,61 @@ call_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 }
 
 /*
- * swap_ambuild
- *		Point an open btree index's ambuild at ours; returns the old one.
+ * statement_kind
+ *		Which index builds of this statement srmsort may take.
  */
-static ambuild_function
-swap_ambuild(Relation index, ambuild_function fn)
+static SrmArmKind
+statement_kind(Node *parsetree)
 {
-	ambuild_function old = index->rd_indam->ambuild;
+	ListCell   *lc;
 
-	index->rd_indam->ambuild = fn;
-	return old;
+	if (!srmsort_enabled || !srmsort_create_index)
+		return SRM_ARM_NONE;
+	if (IsA(parsetree, IndexStmt))
+	{
+		IndexStmt  *stmt = (IndexStmt *) parsetree;
+
+		if (!stmt->concurrent && stmt->accessMethod != NULL &&
+			strcmp(stmt->accessMethod, "btree") == 0)
+			return SRM_ARM_CREATE;
+	}
+	else if (IsA(parsetree, ReindexStmt))
+	{
+		ReindexStmt *stmt = (ReindexStmt *) parsetree;
+
+		if (stmt->kind != REINDEX_OBJECT_INDEX &&
+			stmt->kind != REINDEX_OBJECT_TABLE)
+			return SRM_ARM_NONE;
+		/* any CONCURRENTLY, even "false", goes to core untouched */
+		foreach(lc, stmt->params)
+		{
+			DefElem    *opt = (DefElem *) lfirst(lc);
+
+			if (strcmp(opt->defname, "concurrently") == 0)
+				return SRM_ARM_NONE;
+		}
+		return SRM_ARM_REINDEX;
+	}
+	return SRM_ARM_NONE;
+}
+
+/*
+ * disarm
+ *		Forget the armed statement; never ERRORs (used in PG_FINALLY).
+ */
+static void
+disarm(void)
+{
+	arm_kind = SRM_ARM_NONE;
+	list_free(arm_created);
+	list_free(arm_swapped);
+	list_free(arm_started);
+	arm_created = arm_swapped = arm_started = NIL;
 }
 
 /*
  * srm_ProcessUtility
- *		Take CREATE INDEX and REINDEX when srmsort should; see file header.
+ *		Arm CREATE INDEX and REINDEX for srmsort and run them unchanged.
  */
 static void
 srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
@@ -129,286 +182,117 @@ srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				   ParamListInfo params, QueryEnvironment *queryEnv,
 				   DestReceiver *dest, QueryCompletion *qc)
 {
-	Node	   *parsetree = pstmt->utilityStmt;
+	SrmArmKind	kind = statement_kind(pstmt->utilityStmt);
+	SrmArmKind	outer = arm_kind;
 
-	if (srmsort_enabled && srmsort_create_index)
+	/*
+	 * A statement nested in an armed one (a function an index expression
+	 * calls, an event trigger) is not armed: the outer statement's state
+	 * stays as it is and is forgotten only when that one ends.
+	 */
+	if (kind == SRM_ARM_NONE || outer != SRM_ARM_NONE)
 	{
-		if (IsA(parsetree, IndexStmt))
-		{
-			IndexStmt  *stmt = (IndexStmt *) parsetree;
+		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+				  dest, qc);
+		return;
+	}
 
-			if (!stmt->concurrent && !stmt->transformed &&
-				stmt->accessMethod != NULL &&
-				strcmp(stmt->accessMethod, "btree") == 0)
-			{
-				if (readOnlyTree)
-					pstmt = copyObject(pstmt);
-				if (create_index(pstmt, queryString, context))
-				{
-					CommandCounterIncrement();
-					return;
-				}
-			}
-		}
-		else if (IsA(parsetree, ReindexStmt) &&
-				 reindex_wanted((ReindexStmt *) parsetree))
-		{
-			/* lock and arm as core will lock, then the standard command */
-			arm_reindex_targets((ReindexStmt *) parsetree);
-			PG_TRY();
-			{
-				call_next(pstmt, queryString, readOnlyTree, context, params,
-						  queryEnv, dest, qc);
-			}
-			PG_FINALLY();
-			{
-				SrmBuildDisarmAll();
-			}
-			PG_END_TRY();
+	arm_kind = kind;
+	PG_TRY();
+	{
+		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+				  dest, qc);
+	}
+	PG_FINALLY();
+	{
+		disarm();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * srm_object_access
+ *		Note the relations an armed CREATE INDEX creates.
+ */
+static void
+srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (arm_kind == SRM_ARM_CREATE && access == OAT_POST_CREATE &&
+		classId == RelationRelationId && subId == 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		arm_created = lappend_oid(arm_created, objectId);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * srm_relcache_callback
+ *		Swap ambuild into an armed statement's btree index just before its
+ *		build; see the file header for why the entry is open here.
+ */
+static void
+srm_relcache_callback(Datum arg, Oid relid)
+{
+	Relation	index;
+	LOCKTAG		tag;
+
+	if (arm_kind == SRM_ARM_NONE || !OidIsValid(relid) ||
+		!IsTransactionState() || list_member_oid(arm_started, relid))
+		return;
+	if (arm_kind == SRM_ARM_CREATE)
+	{
+		/* only the first call: the one from index_create, entry open */
+		if (!list_member_oid(arm_created, relid))
 			return;
-		}
-	}
-	call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-			  dest, qc);
-}
-
-/*
- * create_index
- *		ProcessUtilitySlow's CREATE INDEX with the build done by srmsort.
- *		Returns false, having done nothing but lock the table, when the
- *		table is not one srmsort builds for (the caller then runs the
- *		standard path, which takes the same lock again).
- */
-static bool
-create_index(PlannedStmt *pstmt, const char *queryString,
-			 ProcessUtilityContext context)
-{
-	IndexStmt  *stmt = (IndexStmt *) pstmt->utilityStmt;
-	Node	   *parsetree = (Node *) stmt;
-	bool		complete = (context != PROCESS_UTILITY_SUBCOMMAND);
-	bool		cleanup;
-	Oid			relid;
-	char		relkind;
-	ObjectAddress address;
-
-	check_stack_depth();
-	if (XactReadOnly || IsInParallelMode())
-	{
-		PreventCommandIfReadOnly("CREATE INDEX");
-		PreventCommandIfParallelMode("CREATE INDEX");
-		PreventCommandDuringRecovery("CREATE INDEX");
-	}
-
-	/* the lock DefineIndex needs, taken up front as core does */
-	relid = RangeVarGetRelidExtended(stmt->relation, ShareLock, 0,
-									 RangeVarCallbackOwnsRelation, NULL);
-	relkind = get_rel_relkind(relid);
-	if ((relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW) ||
-		IsCatalogRelationOid(relid))
-		return false;
-
-	cleanup = complete && EventTriggerBeginCompleteQuery();
-	PG_TRY();
-	{
-		if (complete)
-			EventTriggerDDLCommandStart(parsetree);
-
-		stmt = transformIndexStmt(relid, stmt, queryString);
-		EventTriggerAlterTableStart(parsetree);
-		address = DefineIndex(relid, stmt, InvalidOid, InvalidOid, InvalidOid,
-#if PG_VERSION_NUM >= 160000
-							  -1,	/* total_parts */
-#endif
-							  false,	/* is_alter_table */
-							  true, /* check_rights */
-							  true, /* check_not_in_use */
-							  true, /* skip_build: we build below */
-							  false);	/* quiet */
-		if (OidIsValid(address.objectId))
-			build_new_index(relid, address.objectId);
-		EventTriggerCollectSimpleCommand(address, InvalidObjectAddress,
-										 parsetree);
-		EventTriggerAlterTableEnd();
-
-		if (complete)
-		{
-			EventTriggerSQLDrop(parsetree);
-			EventTriggerDDLCommandEnd(parsetree);
-		}
-	}
-	PG_FINALLY();
-	{
-		if (cleanup)
-			EventTriggerEndCompleteQuery();
-	}
-	PG_END_TRY();
-	return true;
-}
-
-/*
- * build_new_index
- *		Build the index DefineIndex left empty, through SrmBtBuild.
- */
-static void
-build_new_index(Oid heapOid, Oid indexOid)
-{
-	Relation	heap = table_open(heapOid, NoLock);
-	Relation	index = index_open(indexOid, NoLock);
-	IndexInfo  *ii = BuildIndexInfo(index);
-	ambuild_function saved;
-	const int	idx[] = {
-		PROGRESS_CREATEIDX_COMMAND,
-		PROGRESS_CREATEIDX_INDEX_OID,
-		PROGRESS_CREATEIDX_ACCESS_METHOD_OID
-	};
-	const int64 val[] = {
-		PROGRESS_CREATEIDX_COMMAND_CREATE,
-		indexOid,
-		BTREE_AM_OID
-	};
-
-	/* DefineIndex ended its progress report; the build starts a new one */
-	pgstat_progress_start_command(PROGRESS_COMMAND_CREATE_INDEX, heapOid);
-	pgstat_progress_update_multi_param(3, idx, val);
-
-	saved = swap_ambuild(index, SrmBtBuild);
-	SrmBuildArm(indexOid);
-	PG_TRY();
-	{
-		index_build(heap, index, ii, false, true);
-	}
-	PG_FINALLY();
-	{
-		SrmBuildDisarmAll();
-		swap_ambuild(index, saved);
-	}
-	PG_END_TRY();
-
-	pgstat_progress_end_command();
-	index_close(index, NoLock);
-	table_close(heap, NoLock);
-}
-
-/*
- * reindex_wanted
- *		REINDEX INDEX or TABLE without CONCURRENTLY.
- */
-static bool
-reindex_wanted(ReindexStmt *stmt)
-{
-	ListCell   *lc;
-
-	if (stmt->kind != REINDEX_OBJECT_INDEX && stmt->kind != REINDEX_OBJECT_TABLE)
-		return false;
-	foreach(lc, stmt->params)
-	{
-		DefElem    *opt = (DefElem *) lfirst(lc);
-
-		if (strcmp(opt->defname, "concurrently") == 0)
-			return false;
-	}
-	return true;
-}
-
-/*
- * reindex_callback
- *		RangeVarGetRelidExtended callback for REINDEX INDEX: the same checks
- *		and the same table-before-index locking as core's.
- */
-static void
-reindex_callback(const RangeVar *relation, Oid relId, Oid oldRelId, void *arg)
-{
-	Oid		   *locked = (Oid *) arg;
-	char		relkind;
-
-	if (relId != oldRelId && OidIsValid(oldRelId) && OidIsValid(*locked))
-	{
-		UnlockRelationOid(*locked, ShareLock);
-		*locked = InvalidOid;
-	}
-	if (!OidIsValid(relId))
-		return;
-	relkind = get_rel_relkind(relId);
-	if (!relkind)
-		return;
-	if (relkind != RELKIND_INDEX && relkind != RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an index", relation->relname)));
-#if PG_VERSION_NUM >= 160000
-	if (!object_ownercheck(RelationRelationId, relId, GetUserId()))
-#else
-	if (!pg_class_ownercheck(relId, GetUserId()))
-#endif
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, relation->relname);
-	if (relId != oldRelId)
-	{
-		Oid			table = IndexGetRelation(relId, true);
-
-		if (OidIsValid(table))
-		{
-			LockRelationOid(table, ShareLock);
-			*locked = table;
-		}
-	}
-}
-
-/*
- * arm_reindex_targets
- *		Lock what the REINDEX will lock, in the same order, and arm the
- *		btree indexes srmsort will rebuild.  Each gets SrmBtBuild as its
- *		ambuild and is closed again at once: reindex_index insists on being
- *		the only one with the index open.  Its relcache entry, locked
- *		exclusively by us, stays until reindex_index opens it again; if a
- *		cache reset rebuilds it in between, PostgreSQL builds that index.
- */
-static void
-arm_reindex_targets(ReindexStmt *stmt)
-{
-	List	   *indexes = NIL;
-	Oid			heapOid;
-	ListCell   *lc;
-
-	if (stmt->kind == REINDEX_OBJECT_INDEX)
-	{
-		Oid			locked = InvalidOid;
-		Oid			indexOid = RangeVarGetRelidExtended(stmt->relation,
-														AccessExclusiveLock, 0,
-														reindex_callback,
-														&locked);
-
-		heapOid = IndexGetRelation(indexOid, false);
-		indexes = list_make1_oid(indexOid);
+		arm_created = list_delete_oid(arm_created, relid);
 	}
 	else
 	{
-		Relation	heap;
-
-		heapOid = RangeVarGetRelidExtended(stmt->relation, ShareLock, 0,
-										   RangeVarCallbackOwnsTable, NULL);
-		if (get_rel_relkind(heapOid) == RELKIND_PARTITIONED_TABLE)
+		if (!ReindexIsProcessingIndex(relid))
 			return;
-		heap = table_open(heapOid, NoLock);
-		indexes = RelationGetIndexList(heap);
-		table_close(heap, NoLock);
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+		if (!SrmLockHeldByMe(&tag, AccessExclusiveLock))
+			return;
 	}
-	if (IsCatalogRelationOid(heapOid))
+
+	index = RelationIdGetRelation(relid);
+	if (index == NULL)
 		return;
-
-	foreach(lc, indexes)
+	if (index->rd_rel->relkind == RELKIND_INDEX &&
+		index->rd_rel->relam == BTREE_AM_OID && index->rd_indam != NULL)
 	{
-		Oid			oid = lfirst_oid(lc);
-		Relation	index;
-
-		if (get_rel_relkind(oid) != RELKIND_INDEX)
-			continue;
-		/* reindex_index takes this lock next; take it now, in list order */
-		index = index_open(oid, AccessExclusiveLock);
-		if (index->rd_rel->relam == BTREE_AM_OID)
+		index->rd_indam->ambuild = SrmBtBuild;
+		if (!list_member_oid(arm_swapped, relid))
 		{
-			swap_ambuild(index, SrmBtBuild);
-			SrmBuildArm(oid);
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			arm_swapped = lappend_oid(arm_swapped, relid);
+			MemoryContextSwitchTo(old);
 		}
-		index_close(index, NoLock);
 	}
+	RelationClose(index);
+}
+
+/*
+ * SrmBuildClaim
+ *		Called by SrmBtBuild: may srmsort build this index?  True only for
+ *		an index swapped in the statement in progress; from now on the
+ *		callback leaves its entry alone.
+ */
+bool
+SrmBuildClaim(Oid indexOid)
+{
+	MemoryContext old;
+
+	if (arm_kind == SRM_ARM_NONE || !list_member_oid(arm_swapped, indexOid))
+		return false;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	arm_started = lappend_oid(arm_started, indexOid);
+	MemoryContextSwitchTo(old);
+	return true;
 }

@@ -109,6 +109,15 @@ srm_clean_leftovers() {
     local d pid
     for d in "$SRM_TMP_PREFIX"*; do
         [ -d "$d" ] || continue
+        # another run in progress (its runner alive, or a run of an older
+        # runner without runner.pid started within the hour): not a leftover
+        pid=$(cat "$d/runner.pid" 2>/dev/null || true)
+        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+            continue
+        fi
+        if [ -z "$pid" ] && [ -n "$(find "$d" -maxdepth 0 -mmin -60 2>/dev/null)" ]; then
+            continue
+        fi
         if [ -f "$d/data/postmaster.pid" ]; then
             pid=$(head -1 "$d/data/postmaster.pid" 2>/dev/null || true)
             if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -166,6 +175,7 @@ srm_setup_tmp() {
     srm_clean_leftovers
     SRM_TMP=$(mktemp -d "${SRM_TMP_PREFIX}XXXXXX")
     chmod 755 "$SRM_TMP"
+    echo $$ >"$SRM_TMP/runner.pid"
     trap srm_cluster_stop EXIT
     trap 'exit 130' INT TERM
 }

@@ -63,7 +63,7 @@ sub merge_on_full_disk
 {
 	my ($io) = @_;
 	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	$bg->query_safe("SET client_min_messages = warning; SET work_mem = '64kB'; "
+	$bg->query_safe("SET client_min_messages = warning; SET work_mem = '512kB'; SET srmsort.max_merge_order = 2; "
 		  . "SET srmsort.io_method = $io; SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1';");
 	$bg->query_until(qr/started/, "\\echo started\n$mq;\n");
 	ok( $node->poll_query_until('postgres',

@@ -36,7 +36,10 @@ sub node
 	my $conf = "extension_destdir = '$inst'\n"
 	  . "log_temp_files = 0\n"
 	  . "fsync = off\n"
-	  . "max_parallel_workers_per_gather = 0\n";
+	  . "max_parallel_workers_per_gather = 0\n"
+	  # the tests sort at budgets down to 64kB, below the default of
+	  # srmsort.min_work_mem, where srmsort leaves sorts to PostgreSQL
+	  . "srmsort.min_work_mem = '64kB'\n";
 	$conf .= "shared_preload_libraries = '" . so_path() . "'\n"
 	  unless $opts{no_preload};
 	$conf .= $opts{extra_conf} if $opts{extra_conf};
