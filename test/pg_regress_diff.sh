@@ -1,0 +1,274 @@
+#!/bin/bash
+# test/pg_regress_diff.sh — differential run of PostgreSQL 15's own
+# regression suite (src/test/regress) with and without srmsort.
+#
+# Runs the suite twice, installcheck style, against two throwaway clusters
+# that differ only in srmsort: a plain one, and one with srmsort preloaded
+# and srmsort.min_input_size = 0 (srmsort takes every sort it can); both
+# with work_mem = 64kB and the four tablespaces srm_d0..srm_d3 of
+# test/lib.sh.  Then test/pg_regress_diff.py compares the two results
+# directories, tolerating only rows of one result that come in another order
+# (same multiset of rows), and reports every other difference.
+#
+# Run as root on Debian 12 (installs the missing packages through lib.sh) or
+# as a user who has them.  PostgreSQL's source comes from Debian's
+# postgresql-15 source package (the version of the installed server where
+# the archive has it), fetched through a private apt configuration into a
+# cache directory outside the repo and reused on later runs.
+#
+# Options:
+#   --pgsrc DIR       use this extracted PostgreSQL 15 source tree
+#   --cache DIR       cache for the source and the test modules
+#                     (default /var/cache/srmsort-regress/15)
+#   --out DIR         report directory (default /tmp/srmsort-regressdiff-DATE)
+#   --serial          one test at a time (make installcheck); default is the
+#                     parallel schedule with up to 20 concurrent tests
+#   --extra-conf LINE one more postgresql.conf line for both clusters
+#                     (repeatable)
+#   --srm-conf LINE   one more postgresql.conf line for the srmsort cluster
+#   --keep            keep the work directory (clusters stopped all the same)
+#
+# Exit status: 0 no real differences, 1 real differences, 2 could not run.
+set -euo pipefail
+
+T0=$(date +%s)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PGSRC=""
+CACHE=/var/cache/srmsort-regress/15
+OUT=""
+SERIAL=0
+KEEP=0
+EXTRA_CONF=""
+SRM_CONF=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --pgsrc) PGSRC=$2; shift 2 ;;
+        --cache) CACHE=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        --serial) SERIAL=1; shift ;;
+        --extra-conf) EXTRA_CONF="$EXTRA_CONF$2"$'\n'; shift 2 ;;
+        --srm-conf) SRM_CONF="$SRM_CONF$2"$'\n'; shift 2 ;;
+        --keep) KEEP=1; shift ;;
+        -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "usage: $0 [--pgsrc DIR] [--cache DIR] [--out DIR] [--serial] [--extra-conf LINE] [--srm-conf LINE] [--keep]" >&2
+           exit 2 ;;
+    esac
+done
+
+# lib.sh: srm_pick_user, srm_packages, srm_build, srm_cluster_start, srm_psql.
+# Its srm_setup_tmp/srm_clean_leftovers are not used: they would stop the
+# clusters of other runs of run_tests.sh on this machine.
+. "$HERE/lib.sh"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+PGXS_REGRESS=/usr/lib/postgresql/$SRM_PG_MAJOR/lib/pgxs/src/test/regress/pg_regress
+PG_CONFIG=$SRM_BIN/pg_config
+
+elapsed() { echo $(( $(date +%s) - T0 ))s; }
+phase() { srm_log "[$(elapsed)] $*"; }
+
+# ---- work directory, clusters, cleanup ----
+WORK=$(mktemp -d /tmp/srmsort-regressdiff.XXXXXX)
+chmod 755 "$WORK"
+STARTED=""          # PGDATA directories of the clusters started
+cleanup() {
+    local d
+    for d in $STARTED; do
+        if [ -f "$d/postmaster.pid" ]; then
+            srm_as_user "$SRM_BIN/pg_ctl" -D "$d" -m immediate -w stop >/dev/null 2>&1 || true
+        fi
+    done
+    if [ "$KEEP" = 1 ]; then
+        echo "work directory kept: $WORK"
+    else
+        rm -rf "$WORK"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+srm_pick_user
+srm_packages
+if ! command -v dpkg-source >/dev/null; then
+    [ "$(id -u)" -eq 0 ] || srm_die "dpkg-source missing (as root: apt-get install dpkg-dev)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
+fi
+
+# ---- PostgreSQL's source ----
+PGVER=$(dpkg-query -W -f='${Version}' "postgresql-$SRM_PG_MAJOR")
+if [ -z "$PGSRC" ]; then
+    mkdir -p "$CACHE" 2>/dev/null || srm_die "cannot create $CACHE (use --cache DIR or --pgsrc DIR)"
+    # WANTED: the installed version the cached source was fetched for (the
+    # archive may not have had that one: VERSION is what was had)
+    if [ -f "$CACHE/src/VERSION" ] && [ -f "$CACHE/src/pg/src/test/regress/parallel_schedule" ] &&
+        [ "$(cat "$CACHE/src/WANTED" 2>/dev/null)" = "$PGVER" ]; then
+        phase "reusing PostgreSQL source $(cat "$CACHE/src/VERSION") in $CACHE/src/pg"
+    else
+        [ "$(id -u)" -eq 0 ] || [ -w "$CACHE" ] || srm_die "cannot write $CACHE (use --cache DIR or --pgsrc DIR)"
+        phase "fetching Debian's postgresql-$SRM_PG_MAJOR source into $CACHE (private apt state)"
+        apt=$CACHE/apt
+        mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+        # bookworm main; bookworm-security too, which carries the newer
+        # minor versions that the installed server may be
+        cat >"$apt/sources.list" <<'EOF'
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main
+EOF
+        aopts=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=-
+               -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+               -o APT::Sandbox::User=root -qq)
+        apt-get "${aopts[@]}" update >"$CACHE/apt.log" 2>&1 ||
+            { cat "$CACHE/apt.log"; srm_die "apt-get update (private) failed"; }
+        rm -rf "$CACHE/src.new"
+        mkdir -p "$CACHE/src.new"
+        # the installed server's version first, then the others, newest first
+        # (a mirror may lack some)
+        versions=$(apt-cache "${aopts[@]}" showsrc "postgresql-$SRM_PG_MAJOR" 2>/dev/null |
+                   sed -n 's/^Version: //p' | sort -urV)
+        got="" tried=""
+        for v in "$PGVER" $versions; do
+            case " $tried " in *" $v "*) continue ;; esac
+            tried="$tried $v"
+            rm -f "$CACHE"/src.new/*
+            if (cd "$CACHE/src.new" &&
+                apt-get "${aopts[@]}" source --download-only "postgresql-$SRM_PG_MAJOR=$v") >>"$CACHE/apt.log" 2>&1; then
+                got=$v
+                break
+            fi
+            srm_log "postgresql-$SRM_PG_MAJOR $v: source not available"
+        done
+        [ -n "$got" ] || { cat "$CACHE/apt.log"; srm_die "apt-get source failed"; }
+        dsc=$(ls "$CACHE"/src.new/*.dsc | head -1)
+        (cd "$CACHE/src.new" && dpkg-source -x "$dsc" pg) >>"$CACHE/apt.log" 2>&1 ||
+            { cat "$CACHE/apt.log"; srm_die "dpkg-source -x failed"; }
+        sed -n 's/^Version: //p' "$dsc" >"$CACHE/src.new/VERSION"
+        echo "$PGVER" >"$CACHE/src.new/WANTED"
+        rm -rf "$CACHE/src"
+        mv "$CACHE/src.new" "$CACHE/src"
+        chmod -R a+rX "$CACHE/src"
+    fi
+    PGSRC=$CACHE/src/pg
+    SRCVER=$(cat "$CACHE/src/VERSION")
+    [ "$SRCVER" = "$PGVER" ] ||
+        srm_log "warning: source $SRCVER, installed server $PGVER (expected files may differ a little)"
+else
+    PGSRC=$(cd "$PGSRC" && pwd)
+    SRCVER="(given tree)"
+fi
+REGSRC=$PGSRC/src/test/regress
+[ -f "$REGSRC/parallel_schedule" ] && [ -f "$REGSRC/regress.c" ] ||
+    srm_die "$PGSRC is not a PostgreSQL source tree (no src/test/regress/parallel_schedule)"
+grep -q "PG_MAJORVERSION_NUM $SRM_PG_MAJOR\b\|^PACKAGE_VERSION='$SRM_PG_MAJOR\." "$PGSRC/configure" ||
+    srm_log "warning: $PGSRC does not look like PostgreSQL $SRM_PG_MAJOR"
+
+# ---- the suite's C modules (regress.so, autoinc.so, refint.so), built with
+# PGXS against the installed server's headers and flags ----
+LIBDIR=$CACHE/lib
+if ! mkdir -p "$LIBDIR" 2>/dev/null || [ ! -w "$LIBDIR" ]; then
+    LIBDIR=$WORK/lib
+    mkdir -p "$LIBDIR"
+fi
+phase "building regress.so, autoinc.so, refint.so in $LIBDIR"
+for f in "$REGSRC/regress.c" "$PGSRC/contrib/spi/autoinc.c" "$PGSRC/contrib/spi/refint.c"; do
+    cmp -s "$f" "$LIBDIR/$(basename "$f")" || cp "$f" "$LIBDIR/"
+done
+cat >"$LIBDIR/Makefile" <<EOF
+# generated by test/pg_regress_diff.sh
+MODULES = regress autoinc refint
+# as contrib/spi/Makefile: the regression tests expect refint's messages
+PG_CPPFLAGS = -DREFINT_VERBOSE
+PG_CONFIG = $PG_CONFIG
+PGXS := \$(shell \$(PG_CONFIG) --pgxs)
+include \$(PGXS)
+EOF
+# rebuild when the server (its headers) changed
+if [ "$(cat "$LIBDIR/SERVER" 2>/dev/null)" != "$PGVER $SRCVER" ]; then
+    rm -f "$LIBDIR"/*.o "$LIBDIR"/*.so
+fi
+make -C "$LIBDIR" -s -j2 with_llvm=no >"$LIBDIR/build.log" 2>&1 ||
+    { cat "$LIBDIR/build.log"; srm_die "building the regression modules failed"; }
+echo "$PGVER $SRCVER" >"$LIBDIR/SERVER"
+chmod -R a+rX "$LIBDIR"
+for m in regress autoinc refint; do
+    [ -f "$LIBDIR/$m.so" ] || srm_die "$LIBDIR/$m.so was not built"
+done
+
+# ---- srmsort, built and staged as test/run_tests.sh does ----
+SRM_TMP=$WORK/build
+mkdir -p "$SRM_TMP"
+phase "building srmsort"
+srm_build
+
+# ---- the report directory ----
+[ -n "$OUT" ] || OUT=/tmp/srmsort-regressdiff-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+# ---- the two runs ----
+regress_opts=(--inputdir="$REGSRC" --bindir="$SRM_BIN" --dlpath="$LIBDIR"
+              --user=postgres --encoding=UTF8 --no-locale
+              --schedule="$REGSRC/parallel_schedule")
+if [ "$SERIAL" = 1 ]; then
+    regress_opts+=(--max-connections=1)
+else
+    regress_opts+=(--max-concurrent-tests=20)
+fi
+
+run_suite() {   # run_suite NAME  (uses SRM_SO, SRM_EXTRA_CONF)
+    local name=$1 rc
+    SRM_TMP=$WORK/$name
+    mkdir -p "$SRM_TMP/out"
+    srm_cluster_start
+    STARTED="$STARTED $SRM_PGDATA"
+    phase "$name: cluster on port $SRM_PORT, running the regression suite"
+    set +e
+    srm_as_user "$PGXS_REGRESS" "${regress_opts[@]}" --host="$SRM_TMP/sock" --port="$SRM_PORT" \
+        --outputdir="$SRM_TMP/out" >"$SRM_TMP/pg_regress.log" 2>&1
+    rc=$?
+    set -e
+    grep -E 'tests (passed|failed)|tests? (passed|failed)' "$SRM_TMP/pg_regress.log" | tail -1 |
+        sed -e 's/^ *//' -e "s/^/   $name: pg_regress: /"
+    srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+        srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
+    # keep what the report needs
+    cp "$SRM_TMP/pg_regress.log" "$OUT/$name.pg_regress.log"
+    cp "$SRM_TMP/server.log" "$OUT/$name.server.log"
+    [ -f "$SRM_TMP/out/regression.diffs" ] && cp "$SRM_TMP/out/regression.diffs" "$OUT/$name.regression.diffs"
+    rm -rf "$OUT/results-$name"
+    cp -r "$SRM_TMP/out/results" "$OUT/results-$name"
+    [ "$rc" -le 1 ] || srm_die "$name: pg_regress could not run (exit $rc): see $OUT/$name.pg_regress.log"
+}
+
+common_conf="work_mem = 64kB
+$EXTRA_CONF"
+
+SRM_SO_BUILT=$SRM_SO
+SRM_SO=""
+SRM_EXTRA_CONF="$common_conf"
+run_suite plain
+
+SRM_SO=$SRM_SO_BUILT
+SRM_EXTRA_CONF="$common_conf
+srmsort.min_input_size = 0
+$SRM_CONF"
+run_suite srm
+
+# ---- server trouble that the results may not show ----
+for name in plain srm; do
+    n=$(grep -cE 'terminated by signal|PANIC:|TRAP:|server process .* was terminated' "$OUT/$name.server.log" || true)
+    [ "$n" = 0 ] || srm_log "$name: $n crash lines in $OUT/$name.server.log"
+done
+
+# ---- compare ----
+phase "comparing"
+set +e
+"$PY" "$HERE/pg_regress_diff.py" "$OUT/results-plain" "$OUT/results-srm" \
+    --plain-log "$OUT/plain.pg_regress.log" --srm-log "$OUT/srm.pg_regress.log" \
+    --plain-server-log "$OUT/plain.server.log" --srm-server-log "$OUT/srm.server.log" \
+    --report "$OUT/diffs.txt" | tee "$OUT/summary.txt"
+rc=${PIPESTATUS[0]}
+set -e
+echo "source: $PGSRC ($SRCVER); server: $PGVER; report dir: $OUT"
+echo "total time: $(elapsed)"
+exit "$rc"
