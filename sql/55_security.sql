@@ -5,8 +5,10 @@
 -- case runs with srmsort.create_index off (PostgreSQL's build) and on; the
 -- output of the two must be the same, and via_srmsort shows that srmsort's
 -- disks were written by the build that should be srmsort's.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS srmsort;
 CREATE EXTENSION IF NOT EXISTS amcheck;
+RESET client_min_messages;
 SET maintenance_work_mem = '1MB';
 SET srmsort.min_input_size = 0;
 SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
@@ -186,16 +188,16 @@ RESET ROLE;
 DROP SCHEMA srm_acl CASCADE;
 
 -- event triggers fire before a missing table is reported, as in core
-CREATE FUNCTION srm_evt() RETURNS event_trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION srm_sec_evt() RETURNS event_trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE NOTICE 'event % for %', tg_event, tg_tag;
 END $$;
-CREATE EVENT TRIGGER srm_evt_start ON ddl_command_start EXECUTE FUNCTION srm_evt();
+CREATE EVENT TRIGGER srm_sec_evt_start ON ddl_command_start EXECUTE FUNCTION srm_sec_evt();
 SET srmsort.create_index = off;
 CREATE INDEX ON no_such_table (a);
 SET srmsort.create_index = on;
 CREATE INDEX ON no_such_table (a);
-DROP EVENT TRIGGER srm_evt_start;
+DROP EVENT TRIGGER srm_sec_evt_start;
 
 -- REINDEX (TABLESPACE) moves the rebuilt index, VERBOSE says the same
 CREATE TABLE mv_tab AS SELECT g AS a, (g::int8 * 7919) % 60000 AS t FROM generate_series(1, 60000) g;
@@ -232,6 +234,6 @@ DROP TABLE mv_tab;
 DROP TABLE sro_tab;
 DROP OPERATOR FAMILY sro_int_ops USING btree;
 DROP FUNCTION sro_ifun(int), sro_role(int), sro_guc(int), sro_cmp(int, int),
-  evil_ifun(int), srm_written(), srm_evt();
+  evil_ifun(int), srm_written(), srm_sec_evt();
 REVOKE CREATE ON SCHEMA public FROM regress_srm_evil;
 DROP ROLE regress_srm_owner, regress_srm_other, regress_srm_evil;

@@ -386,10 +386,16 @@ show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
 	for (i = 0; i < state->nkeys; i++)
 	{
 		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sortColIdx[i]);
+		TargetEntry *ctle = get_tle_by_resno(outerPlan(plan)->targetlist,
+											 state->sortColIdx[i]);
+		Node	   *expr;
 
 		if (tle == NULL)
 			elog(ERROR, "srmsort: no target entry for sort key %d", i + 1);
-		keys = lappend(keys, sort_key_text((Node *) tle->expr, state->sortOperators[i],
+		/* a Sort keeps Consts in its tlist and shows them bare: so do we */
+		expr = (ctle != NULL && IsA(ctle->expr, Const)) ?
+			(Node *) ctle->expr : (Node *) tle->expr;
+		keys = lappend(keys, sort_key_text(expr, state->sortOperators[i],
 										   state->collations[i], state->nullsFirst[i],
 										   context, useprefix));
 	}
@@ -528,12 +534,14 @@ show_worker_facts(SrmSortState *state, ExplainState *es)
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			ExplainPropertyText(psprintf("Worker %d", wn[i]),
-								psprintf("Sort Method: %s  %s: " INT64_FORMAT "kB  Runs: "
-										 INT64_FORMAT "  Passes: %d  Nu: %.3f",
+								psprintf("Sort Method: %s  %s: " INT64_FORMAT "kB%s",
 										 SrmSortMethodName(st->method),
 										 external ? "Disk" : "Memory",
 										 (external ? st->temp_peak : st->mem_peak) / 1024,
-										 st->runs, st->passes, st->nu), es);
+										 external ?
+										 psprintf("  Runs: " INT64_FORMAT "  Passes: %d  Nu: %.3f",
+												  st->runs, st->passes, st->nu) : ""),
+								es);
 			continue;
 		}
 		ExplainOpenGroup("Worker", NULL, true, es);

@@ -524,6 +524,16 @@ SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st)
 	 * busy).
 	 */
 	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	/* a rescan's sort replaces this worker's facts of an earlier loop */
+	for (i = 0; i < MaxBackends; i++)
+	{
+		SrmSharedJob *other = &srm_shared->jobs[i];
+
+		if (other->wstats_valid && other->wstats_leader == leader &&
+			other->wstats_node == plan_node_id &&
+			other->wstats_worker == ParallelWorkerNumber)
+			other->wstats_valid = false;
+	}
 	if (job->wstats_valid && job->wstats_leader == leader &&
 		job->wstats_node == plan_node_id)
 	{
