@@ -46,6 +46,7 @@
 #include "utils/rel.h"
 
 #include "btload.h"
+#include "compat.h"
 
 #if PG_VERSION_NUM >= 160000
 #define SRM_INDEX_LOCATOR(rel)	(&(rel)->rd_locator)
@@ -220,7 +221,7 @@ level_add(SrmBtLoader *ld, SrmBtLevel *lv, IndexTuple itup, Size truncextra)
 	lv->lastextra = truncextra;
 
 	/* raises PostgreSQL's "index row size exceeds maximum" error */
-	if (unlikely(size > BTMaxItemSize(lv->page)))
+	if (unlikely(size > SrmBTMaxItemSize(lv->page)))
 		_bt_check_third_page(ld->index, ld->heap, leaf, lv->page, itup);
 
 	/*

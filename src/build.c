@@ -49,6 +49,7 @@
 
 #include "btload.h"
 #include "build.h"
+#include "keys.h"
 #include "sorter.h"
 #include "srmsort.h"
 
@@ -214,19 +215,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 	int			i;
 
 	for (i = 0; i < nkeys; i++)
-	{
-		ScanKey		sk = scankey->scankeys + i;
-
-		keys[i].ssup_cxt = CurrentMemoryContext;
-		keys[i].ssup_collation = sk->sk_collation;
-		keys[i].ssup_nulls_first = (sk->sk_flags & SK_BT_NULLS_FIRST) != 0;
-		keys[i].ssup_attno = sk->sk_attno;
-		keys[i].abbreviate = false;
-		PrepareSortSupportFromIndexRel(index,
-									   (sk->sk_flags & SK_BT_DESC) != 0 ?
-									   BTGreaterStrategyNumber : BTLessStrategyNumber,
-									   &keys[i]);
-	}
+		SrmKeysPrepareIndexKey(index, scankey->scankeys + i, &keys[i], false);
 
 	while (a != NULL || b != NULL)
 	{

@@ -12,7 +12,14 @@
 #ifndef SRM_COMPAT_H
 #define SRM_COMPAT_H
 
+#include "miscadmin.h"
 #include "storage/lock.h"
+#include "utils/pg_locale.h"
+#if PG_VERSION_NUM >= 170000
+#include "storage/procnumber.h"
+#else
+#include "storage/backendid.h"
+#endif
 
 /* 17 added "or a stronger lock" */
 #if PG_VERSION_NUM >= 170000
@@ -20,5 +27,56 @@
 #else
 #define SrmLockHeldByMe(tag, mode)	LockHeldByMe((tag), (mode))
 #endif
+
+/* 18: the btree item limit no longer depends on the page */
+#if PG_VERSION_NUM >= 180000
+#define SrmBTMaxItemSize(page)		BTMaxItemSize
+#else
+#define SrmBTMaxItemSize(page)		BTMaxItemSize(page)
+#endif
+
+/* 18: PrepareSortSupportFromIndexRel takes "reverse" instead of a strategy */
+#if PG_VERSION_NUM >= 180000
+#define SrmPrepareSortSupportFromIndexRel(index, desc, ssup) \
+	PrepareSortSupportFromIndexRel((index), (desc), (ssup))
+#else
+#define SrmPrepareSortSupportFromIndexRel(index, desc, ssup) \
+	PrepareSortSupportFromIndexRel((index), \
+								   (desc) ? BTGreaterStrategyNumber : BTLessStrategyNumber, \
+								   (ssup))
+#endif
+
+/*
+ * Does collation coll (valid) sort like memcmp?  17's lc_collate_is_c also
+ * says so for the builtin provider (C and C.UTF-8 sort by code point); 18
+ * asks the collation's pg_locale_t.
+ */
+static inline bool
+SrmCollateIsC(Oid coll)
+{
+#if PG_VERSION_NUM >= 180000
+	return pg_newlocale_from_collation(coll)->collate_is_c;
+#else
+	return lc_collate_is_c(coll);
+#endif
+}
+
+/*
+ * This backend's 0-based slot among MaxBackends, or -1 (17 numbers
+ * processes from 0 as ProcNumber; 15 and 16 numbered backends from 1).
+ */
+static inline int
+SrmMyBackendSlot(void)
+{
+#if PG_VERSION_NUM >= 170000
+	if (MyProcNumber == INVALID_PROC_NUMBER || MyProcNumber >= MaxBackends)
+		return -1;
+	return MyProcNumber;
+#else
+	if (MyBackendId == InvalidBackendId || MyBackendId > MaxBackends)
+		return -1;
+	return MyBackendId - 1;
+#endif
+}
 
 #endif							/* SRM_COMPAT_H */

@@ -42,13 +42,15 @@
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
+#include "compat.h"
 #include "keys.h"
 
 /*
  * codepoint_collation
  *		Does collation coll order text like memcmp?  glibc's C.UTF-8 (since
  *		glibc 2.35) orders by code point, which for UTF-8 is byte order;
- *		PostgreSQL's "C" and "POSIX" are handled by lc_collate_is_c.  The
+ *		PostgreSQL's "C" and "POSIX" (and 17's builtin provider) are
+ *		handled by SrmCollateIsC.  The
  *		full comparator still decides ties, and the differential tests check
  *		the order against PostgreSQL's.
  */
@@ -152,7 +154,7 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 		case VARCHAROID:
 			/* bytewise order only under the C collation */
 			if (OidIsValid(coll) &&
-				(lc_collate_is_c(coll) || codepoint_collation(coll)))
+				(SrmCollateIsC(coll) || codepoint_collation(coll)))
 			{
 				kind = SRM_NORM_BYTES;
 				exhaustive = false;
@@ -253,23 +255,22 @@ SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
 }
 
 /*
- * prepare_index_key
- *		Set up one SortSupport for an index key column from its scan key.
+ * SrmKeysPrepareIndexKey
+ *		Set up one SortSupport for an index key column from its scan key,
+ *		in CurrentMemoryContext.
  */
-static void
-prepare_index_key(Relation indexRel, ScanKey scanKey, SortSupport ssup,
-				  bool abbreviate)
+void
+SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey, SortSupport ssup,
+					   bool abbreviate)
 {
-	int16		strategy;
-
 	ssup->ssup_cxt = CurrentMemoryContext;
 	ssup->ssup_collation = scanKey->sk_collation;
 	ssup->ssup_nulls_first = (scanKey->sk_flags & SK_BT_NULLS_FIRST) != 0;
 	ssup->ssup_attno = scanKey->sk_attno;
 	ssup->abbreviate = abbreviate;
-	strategy = (scanKey->sk_flags & SK_BT_DESC) != 0 ?
-		BTGreaterStrategyNumber : BTLessStrategyNumber;
-	PrepareSortSupportFromIndexRel(indexRel, strategy, ssup);
+	SrmPrepareSortSupportFromIndexRel(indexRel,
+									  (scanKey->sk_flags & SK_BT_DESC) != 0,
+									  ssup);
 }
 
 /*
@@ -294,9 +295,9 @@ SrmKeysMakeIndex(Relation heapRel, Relation indexRel)
 	keys->abbrevNext = 10;
 
 	for (i = 0; i < nkeys; i++)
-		prepare_index_key(indexRel, scankey->scankeys + i,
+		SrmKeysPrepareIndexKey(indexRel, scankey->scankeys + i,
 						  keys->sortKeys + i, i == 0);
-	prepare_index_key(indexRel, scankey->scankeys, &keys->key0, false);
+	SrmKeysPrepareIndexKey(indexRel, scankey->scankeys, &keys->key0, false);
 
 	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
 

@@ -13,6 +13,7 @@
 
 #include "access/htup_details.h"
 #include "access/itup.h"
+#include "access/skey.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
 
@@ -87,6 +88,10 @@ extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
 								AttrNumber *attNums, Oid *sortOperators,
 								Oid *sortCollations, bool *nullsFirstFlags);
 extern SrmKeys *SrmKeysMakeIndex(Relation heapRel, Relation indexRel);
+
+/* One btree index key column's SortSupport, from its scan key. */
+extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,
+								   SortSupport ssup, bool abbreviate);
 
 /* The first key of a stored tuple, in full (SrmKeyFn for forecasts). */
 extern Datum SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull);

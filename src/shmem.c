@@ -43,7 +43,6 @@
 #include "miscadmin.h"
 #include "access/parallel.h"
 #include "port/atomics.h"
-#include "storage/backendid.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
@@ -53,6 +52,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "shmem.h"
 
 #define SRM_SHARED_DISKS	64
@@ -329,10 +329,11 @@ job_exit_cb(int code, Datum arg)
 static SrmSharedJob *
 my_job(void)
 {
-	if (srm_shared == NULL || MyBackendId == InvalidBackendId ||
-		MyBackendId > MaxBackends)
+	int			slot = SrmMyBackendSlot();
+
+	if (srm_shared == NULL || slot < 0)
 		return NULL;
-	return &srm_shared->jobs[MyBackendId - 1];
+	return &srm_shared->jobs[slot];
 }
 
 /*

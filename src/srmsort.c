@@ -46,7 +46,7 @@ int			srmsort_random_seed = -1;
 bool		srmsort_trace = false;
 bool		srmsort_create_index = true;
 
-static const struct config_enum_entry io_method_options[] = {
+static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
 	{"sync", SRM_IO_METHOD_SYNC, false},
 	{NULL, 0, false}
@@ -150,7 +150,7 @@ define_settings(void)
 							 "How workfile I/O is issued.",
 							 "io_uring submits the reads of all disks at once; sync uses "
 							 "pread/pwrite.  If io_uring cannot be set up, sync is used.",
-							 &srmsort_io_method, SRM_IO_METHOD_IO_URING, io_method_options,
+							 &srmsort_io_method, SRM_IO_METHOD_IO_URING, srm_io_method_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("srmsort.direct_io",
