@@ -14,7 +14,8 @@
 #
 # Where: ${SRMSORT_PG_CACHE:-/var/cache/srmsort-pg}/<major>/, outside the
 # repository:
-#   apt/        the private apt configuration, lists and cache
+#   apt/        the private apt configuration (lists and cache, removed
+#               after the fetch)
 #   dl/         the downloaded source package (.dsc, orig tarball, debian tar)
 #   src/        the extracted upstream tree, built in place (its
 #               src/test/regress holds the regression suite)
@@ -147,6 +148,8 @@ fetch_source() {
     fi
     DSC=$(ls "$DIR/dl"/*.dsc)
     say "fetched $(basename "$DSC") from $ok"
+    # the lists (tens of MB) are of no more use; sources.list stays, to show
+    rm -rf "$DIR/apt/lists" "$DIR/apt/cache"
     if [ -n "$want" ] && [ "$spec" != "$pkg=$want" ]; then
         say "warning: the installed $pkg is $want, its source could not be had: $(basename "$DSC") instead"
     fi
