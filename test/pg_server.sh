@@ -14,8 +14,8 @@
 #
 # Where: ${SRMSORT_PG_CACHE:-/var/cache/srmsort-pg}/<major>/, outside the
 # repository:
-#   apt/        the private apt configuration (lists and cache, removed
-#               after the fetch)
+#   apt/        the private apt configuration (its lists and cache, tens
+#               of MB, are removed after the fetch)
 #   dl/         the downloaded source package (.dsc, orig tarball, debian tar)
 #   src/        the extracted upstream tree, built in place (its
 #               src/test/regress holds the regression suite)
@@ -140,6 +140,7 @@ fetch_source() {
             rm -f "$DIR/dl"/*
         done
     done
+    rm -rf "$DIR/apt/lists" "$DIR/apt/cache"
     if [ -z "$ok" ]; then
         echo "---- tail of $LOG ----" >&2
         tail -n 12 "$LOG" >&2
@@ -148,8 +149,6 @@ fetch_source() {
     fi
     DSC=$(ls "$DIR/dl"/*.dsc)
     say "fetched $(basename "$DSC") from $ok"
-    # the lists (tens of MB) are of no more use; sources.list stays, to show
-    rm -rf "$DIR/apt/lists" "$DIR/apt/cache"
     if [ -n "$want" ] && [ "$spec" != "$pkg=$want" ]; then
         say "warning: the installed $pkg is $want, its source could not be had: $(basename "$DSC") instead"
     fi
@@ -196,7 +195,8 @@ extract() {
 
 # Take the per-version lock (one fetch or build of a major at a time).
 lock() {
-    mkdir -p "$DIR"
+    mkdir -p "$DIR" 2>/dev/null && [ -w "$DIR" ] ||
+        die "cannot write to $DIR (run as root, or set SRMSORT_PG_CACHE to a directory of yours)"
     exec 9>"$DIR.lock"
     flock 9
 }
