@@ -9,17 +9,24 @@
 #   bench/run_bench.sh                      # the default (small) set
 #   bench/run_bench.sh --large              # 50M-row tables as well
 #   bench/run_bench.sh --datasets int8 --rows 10000000 --work-mem 4MB,64MB
+#   bench/run_bench.sh --pg 18              # against PostgreSQL 18 (15, the
+#                                           # default, 17 or 18; see
+#                                           # test/pg_server.sh)
 set -euo pipefail
-. "$(dirname "$0")/../test/lib.sh"
 
 ARGS=()
-for a in "$@"; do
-    if [ "$a" = "--large" ]; then
-        ARGS+=(--rows 10000000,50000000)
-    else
-        ARGS+=("$a")
-    fi
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --large) ARGS+=(--rows 10000000,50000000) ;;
+        --pg) export SRMSORT_PG=${2:?--pg needs a version}; shift ;;
+        --pg=*) export SRMSORT_PG=${1#--pg=} ;;
+        *) ARGS+=("$1") ;;
+    esac
+    shift
 done
+set -- ${ARGS[@]+"${ARGS[@]}"}
+
+. "$(dirname "$0")/../test/lib.sh"
 
 srm_packages
 srm_bench_packages

@@ -2,20 +2,32 @@
 # bench/run_bench.sh: install missing Debian packages, build and stage an
 # install, and run a throwaway PostgreSQL cluster owned by a non-root user.
 #
+# The PostgreSQL major version is $SRMSORT_PG (15, 17 or 18; default 15):
+# 15 is Debian's binary package, 17 and 18 are built once from Debian's
+# source packages by test/pg_server.sh into a cache outside the repository.
+# Every path of the server (binaries, pkglibdir, sharedir, pgxs, pg_regress,
+# the TAP modules) comes from that version's pg_config.
+#
 # Source it, then call (in order):
-#   srm_packages        install what is missing (root) or say what is (non-root)
+#   srm_packages        install what is missing (root) or say what is
+#                       (non-root), build or find the server, set the paths
 #   srm_build           build with warnings as errors, stage an install
 #   srm_cluster_start   initdb + start a cluster with four tablespaces
 #   srm_psql ...        run psql against it as the cluster owner
 #   srm_cluster_stop    stop and remove it (also done by the EXIT trap)
 #
 # Variables set: SRM_REPO, SRM_TMP, SRM_INST, SRM_PGDATA, SRM_PORT, SRM_USER,
-# SRM_BIN, SRM_SO.
+# SRM_PG_MAJOR, SRM_PG_CONFIG, SRM_BIN, SRM_PKGLIBDIR, SRM_SHAREDIR,
+# SRM_PG_REGRESS, SRM_TAP_PERL, SRM_SO, SRM_EXT_CONF.
 
 SRM_REPO=${SRM_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-SRM_PG_MAJOR=15
-SRM_BIN=/usr/lib/postgresql/$SRM_PG_MAJOR/bin
-SRM_PACKAGES="postgresql-$SRM_PG_MAJOR postgresql-server-dev-$SRM_PG_MAJOR liburing-dev libipc-run-perl make gcc"
+SRM_PG_MAJOR=${SRMSORT_PG:-15}
+case "$SRM_PG_MAJOR" in
+    15) SRM_PACKAGES="postgresql-15 postgresql-server-dev-15 liburing-dev libipc-run-perl make gcc" ;;
+    # the server's own build dependencies are test/pg_server.sh's business
+    17 | 18) SRM_PACKAGES="liburing-dev libipc-run-perl make gcc" ;;
+    *) printf 'error: PostgreSQL %s is not supported (15, 17 or 18)\n' "$SRM_PG_MAJOR" >&2; exit 2 ;;
+esac
 SRM_TMP_PREFIX=/tmp/srmsort-test.
 
 srm_log() { printf '== %s\n' "$*"; }
@@ -54,10 +66,12 @@ srm_packages() {
     local missing
     missing=$(srm_pkg_missing)
     if [ "$(id -u)" -eq 0 ]; then
-        # the server and its headers must be the same minor version
-        local sv dv
-        sv=$(dpkg-query -W -f='${Version}' "postgresql-$SRM_PG_MAJOR" 2>/dev/null || true)
-        dv=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$SRM_PG_MAJOR" 2>/dev/null || true)
+        # Debian's server and its headers must be the same minor version
+        local sv="" dv=""
+        if [ "$SRM_PG_MAJOR" = 15 ]; then
+            sv=$(dpkg-query -W -f='${Version}' "postgresql-$SRM_PG_MAJOR" 2>/dev/null || true)
+            dv=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$SRM_PG_MAJOR" 2>/dev/null || true)
+        fi
         if [ -n "$missing" ] || [ "$sv" != "$dv" ]; then
             srm_log "installing Debian packages:${missing:- (version alignment)}"
             export DEBIAN_FRONTEND=noninteractive
@@ -67,7 +81,28 @@ srm_packages() {
     elif [ -n "$missing" ]; then
         srm_die "missing Debian packages:$missing (as root: apt-get install$missing)"
     fi
+    srm_pg_paths
+}
+
+# The server of $SRM_PG_MAJOR (built by test/pg_server.sh unless cached) and
+# every path the scripts need, from its pg_config.
+srm_pg_paths() {
+    SRM_PG_CONFIG=$("$SRM_REPO/test/pg_server.sh" "$SRM_PG_MAJOR") ||
+        srm_die "no PostgreSQL $SRM_PG_MAJOR server (test/pg_server.sh $SRM_PG_MAJOR failed)"
+    SRM_BIN=$("$SRM_PG_CONFIG" --bindir)
+    SRM_PKGLIBDIR=$("$SRM_PG_CONFIG" --pkglibdir)
+    SRM_SHAREDIR=$("$SRM_PG_CONFIG" --sharedir)
+    # pgxs.mk is <pgxs>/src/makefiles/pgxs.mk; pg_regress and the TAP
+    # modules are installed beside it under <pgxs>/src/test
+    local pgxs_src
+    pgxs_src=$(dirname "$(dirname "$("$SRM_PG_CONFIG" --pgxs)")")
+    SRM_PG_REGRESS=$pgxs_src/test/regress/pg_regress
+    SRM_TAP_PERL=$pgxs_src/test/perl
     [ -x "$SRM_BIN/initdb" ] || srm_die "PostgreSQL $SRM_PG_MAJOR binaries not found in $SRM_BIN"
+    [ -x "$SRM_PG_REGRESS" ] || srm_die "pg_regress not found at $SRM_PG_REGRESS"
+    [ -f "$SRM_TAP_PERL/PostgreSQL/Test/Cluster.pm" ] ||
+        srm_die "the TAP modules (PostgreSQL::Test::Cluster) not found in $SRM_TAP_PERL"
+    srm_log "PostgreSQL $("$SRM_PG_CONFIG" --version | sed 's/^PostgreSQL //') ($SRM_BIN)"
 }
 
 # The benchmarks run Debian's Python (its python3-matplotlib draws the
@@ -140,20 +175,51 @@ srm_build() {
         (cd "$SRM_REPO" && tar cf - --exclude=.git .) | (cd "$src" && tar xf -)
     fi
     SRM_BUILD_DIR=$src
-    srm_log "building in $src"
-    make -C "$src" -s clean >/dev/null 2>&1 || true
-    make -C "$src" -s with_llvm=no WERROR=1 >"$SRM_TMP/build.log" 2>&1 ||
+    local mk=(make -C "$src" -s PG_CONFIG="$SRM_PG_CONFIG" with_llvm=no)
+    srm_log "building in $src (PostgreSQL $SRM_PG_MAJOR)"
+    "${mk[@]}" clean >/dev/null 2>&1 || true
+    "${mk[@]}" WERROR=1 >"$SRM_TMP/build.log" 2>&1 ||
         { cat "$SRM_TMP/build.log"; srm_die "build failed"; }
     SRM_INST=$SRM_TMP/inst
-    make -C "$src" -s with_llvm=no install DESTDIR="$SRM_INST" >>"$SRM_TMP/build.log" 2>&1 ||
+    "${mk[@]}" install DESTDIR="$SRM_INST" >>"$SRM_TMP/build.log" 2>&1 ||
         { cat "$SRM_TMP/build.log"; srm_die "staged install failed"; }
-    if [ "$(id -u)" -eq 0 ]; then
-        make -C "$src" -s with_llvm=no install >>"$SRM_TMP/build.log" 2>&1 ||
+    # Installed for real too: system-wide as root for Debian's 15, always
+    # into the cache's prefix for 17 and 18 (one of ours), where TAP tests
+    # that use the installed extension look for it.
+    local installed=""
+    if [ "$(id -u)" -eq 0 ] || { [ "$SRM_PG_MAJOR" != 15 ] && [ -w "$SRM_PKGLIBDIR" ]; }; then
+        "${mk[@]}" install >>"$SRM_TMP/build.log" 2>&1 ||
             { cat "$SRM_TMP/build.log"; srm_die "install failed"; }
+        installed=yes
     fi
-    SRM_SO=$SRM_INST/usr/lib/postgresql/$SRM_PG_MAJOR/lib/srmsort.so
-    [ -f "$SRM_SO" ] || srm_die "staged install has no srmsort.so"
     chmod -R a+rX "$SRM_INST"
+    srm_ext_conf "$installed"
+    [ -f "$SRM_SO" ] || srm_die "no srmsort.so at $SRM_SO"
+}
+
+# How the server finds the freshly built extension: SRM_SO (the library to
+# preload) and SRM_EXT_CONF (postgresql.conf lines), by what the server
+# offers.  Debian's servers (15) have extension_destdir, which prefixes
+# every extension file with the staged install's root; upstream 18 has
+# extension_control_path and dynamic_library_path, pointed at the staged
+# install's sharedir and pkglibdir; upstream 17 has neither, and uses the
+# copy installed into its prefix.
+srm_ext_conf() {
+    local installed=$1 gucs
+    gucs=$("$SRM_BIN/postgres" --describe-config 2>/dev/null | cut -f1)
+    if grep -qx extension_destdir <<<"$gucs"; then
+        SRM_SO=$SRM_INST$SRM_PKGLIBDIR/srmsort.so
+        SRM_EXT_CONF="extension_destdir = '$SRM_INST'"
+    elif grep -qx extension_control_path <<<"$gucs"; then
+        SRM_SO=$SRM_INST$SRM_PKGLIBDIR/srmsort.so
+        SRM_EXT_CONF="extension_control_path = '$SRM_INST$SRM_SHAREDIR:\$system'
+dynamic_library_path = '$SRM_INST$SRM_PKGLIBDIR:\$libdir'"
+    else
+        [ -n "$installed" ] ||
+            srm_die "PostgreSQL $SRM_PG_MAJOR cannot load a staged install and $SRM_PKGLIBDIR is not writable: run as root or as the owner of the server's prefix"
+        SRM_SO=$SRM_PKGLIBDIR/srmsort.so
+        SRM_EXT_CONF=""
+    fi
 }
 
 # A free TCP port (the server listens only on its Unix socket, but the port
@@ -192,7 +258,7 @@ srm_cluster_start() {
         { cat "$SRM_TMP/initdb.log"; srm_die "initdb failed"; }
     cat >>"$SRM_PGDATA/postgresql.conf" <<EOF
 shared_preload_libraries = '$SRM_SO'
-extension_destdir = '$SRM_INST'
+$SRM_EXT_CONF
 listen_addresses = ''
 unix_socket_directories = '$SRM_TMP/sock'
 port = $SRM_PORT

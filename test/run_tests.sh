@@ -10,20 +10,71 @@
 # and ends with "N passed, N failed".  Also runs as a non-root user who has
 # the packages.
 #
-# Options: --only PATTERN   run only tests whose name matches PATTERN
+# Options: --pg N           PostgreSQL major version: 15 (default; Debian's
+#                           package), 17 or 18 (built once by
+#                           test/pg_server.sh into a cache outside the repo)
+#          --pg all         every version in turn (SRMSORT_PG_VERSIONS,
+#                           default "15 17 18"), each one's output prefixed
+#                           with [pgN], ending with the summed
+#                           "N passed, N failed"
+#          --only PATTERN   run only tests whose name matches PATTERN
 #          --long           long variants of tests (SRMSORT_LONG=1)
 #          --keep           keep the temporary directory (SRMSORT_KEEP=1)
 set -euo pipefail
 
 ONLY=""
+PG=${SRMSORT_PG:-15}
+PASS=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --only) ONLY=$2; shift 2 ;;
-        --long) export SRMSORT_LONG=1; shift ;;
-        --keep) export SRMSORT_KEEP=1; shift ;;
-        *) echo "usage: $0 [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
+        --pg) PG=$2; shift 2 ;;
+        --only) ONLY=$2; PASS+=(--only "$2"); shift 2 ;;
+        --long) export SRMSORT_LONG=1; PASS+=(--long); shift ;;
+        --keep) export SRMSORT_KEEP=1; PASS+=(--keep); shift ;;
+        *) echo "usage: $0 [--pg 15|17|18|all] [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
     esac
 done
+
+# ---- --pg all: this script once per version, the counts summed ----
+if [ "$PG" = all ]; then
+    total_p=0
+    total_f=0
+    summary=""
+    for v in ${SRMSORT_PG_VERSIONS:-15 17 18}; do
+        echo "======== PostgreSQL $v ========"
+        log=$(mktemp)
+        set +e
+        "$0" --pg "$v" "${PASS[@]}" 2>&1 | tee "$log" | sed -u "s/^/[pg$v] /"
+        rc=${PIPESTATUS[0]}
+        set -e
+        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+        rm -f "$log"
+        p=0
+        f=0
+        if [ -n "$line" ]; then
+            p=${line%% passed*}
+            f=${line#*passed, }
+            f=${f%% failed}
+        fi
+        note=""
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+            # stopped before or after the tests (packages, server, build):
+            # one failure, so that the sum cannot read as a success
+            f=$((f + 1))
+            note=" (exit $rc before the tests ended)"
+        fi
+        total_p=$((total_p + p))
+        total_f=$((total_f + f))
+        summary="$summary
+PostgreSQL $v: $p passed, $f failed$note"
+        echo "======== PostgreSQL $v: $p passed, $f failed$note ========"
+    done
+    echo "======== summary ========${summary}"
+    echo "$total_p passed, $total_f failed"
+    [ "$total_f" -eq 0 ]
+    exit
+fi
+export SRMSORT_PG=$PG
 
 . "$(dirname "$0")/lib.sh"
 
@@ -52,7 +103,7 @@ if [ -n "$tests" ]; then
     srm_psql -qc "DROP DATABASE IF EXISTS contrib_regression" \
         -c "CREATE DATABASE contrib_regression TEMPLATE template0" >/dev/null
     set +e
-    srm_as_user /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress \
+    srm_as_user "$SRM_PG_REGRESS" \
         --use-existing --host="$SRM_TMP/sock" --port="$SRM_PORT" --user=postgres \
         --inputdir="$SRM_REPO" --outputdir="$SRM_TMP/regress" \
         --dbname=contrib_regression $tests >"$out" 2>&1
@@ -83,9 +134,13 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 # ---- TAP: every test/t/*.pl ----
-export PERL5LIB="/usr/lib/postgresql/15/lib/pgxs/src/test/perl:$SRM_REPO/test/t${PERL5LIB:+:$PERL5LIB}"
+export PERL5LIB="$SRM_TAP_PERL:$SRM_REPO/test/t${PERL5LIB:+:$PERL5LIB}"
 export SRMSORT_INSTALL=$SRM_INST
-export PG_REGRESS=/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress
+# the library to preload and the postgresql.conf lines that find the staged
+# install (test/t/SrmTest.pm)
+export SRMSORT_SO=$SRM_SO
+export SRMSORT_EXT_CONF=$SRM_EXT_CONF
+export PG_REGRESS=$SRM_PG_REGRESS
 export PATH="$SRM_BIN:$PATH"
 for f in "$SRM_REPO"/test/t/*.pl; do
     [ -f "$f" ] || continue
@@ -100,6 +155,7 @@ for f in "$SRM_REPO"/test/t/*.pl; do
     set +e
     (cd "$tdir" && srm_as_user env TESTDIR="$tdir" PERL5LIB="$PERL5LIB" \
         SRMSORT_INSTALL="$SRMSORT_INSTALL" SRMSORT_LONG="${SRMSORT_LONG:-}" \
+        SRMSORT_SO="$SRMSORT_SO" SRMSORT_EXT_CONF="$SRMSORT_EXT_CONF" \
         SRMSORT_SMALLFS="${SRMSORT_SMALLFS:-}" \
         PG_REGRESS="$PG_REGRESS" PATH="$PATH" prove -v "$f") >"$tdir/prove.out" 2>&1
     rc=$?

@@ -20,9 +20,21 @@ sub install
 	return $inst;
 }
 
+# The srmsort.so to preload (or LOAD), which test/run_tests.sh picks for
+# the server version under test.
 sub so_path
 {
-	return install() . "/usr/lib/postgresql/15/lib/srmsort.so";
+	return $ENV{SRMSORT_SO}
+	  // install() . "/usr/lib/postgresql/15/lib/srmsort.so";
+}
+
+# postgresql.conf lines that let the server find the staged install
+# (extension_destdir on Debian's servers, extension_control_path and
+# dynamic_library_path on 18, nothing where srmsort is installed into the
+# server's own prefix).
+sub ext_conf
+{
+	return $ENV{SRMSORT_EXT_CONF} // "extension_destdir = '" . install() . "'";
 }
 
 # A started node with srmsort preloaded (unless no_preload), its extension
@@ -30,10 +42,10 @@ sub so_path
 sub node
 {
 	my ($name, %opts) = @_;
-	my $inst = install();
+	install();
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(allows_streaming => $opts{allows_streaming} // 0);
-	my $conf = "extension_destdir = '$inst'\n"
+	my $conf = ext_conf() . "\n"
 	  . "log_temp_files = 0\n"
 	  . "fsync = off\n"
 	  . "max_parallel_workers_per_gather = 0\n"
