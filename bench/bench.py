@@ -67,6 +67,9 @@ SYSTEMS = {
     "native": "SET srmsort.enabled = off;",
     "srm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;",
     "dsm": "SET srmsort.enabled = on; SET srmsort.merge_strategy = dsm;",
+    # srmsort at any budget, also below srmsort.min_work_mem
+    "srm_any": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
+               " SET srmsort.min_work_mem = '64kB';",
     # srm with the sort thread (off by default): what the overlap is worth
     "srmt": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
             " SET srmsort.sort_thread = on;",
@@ -243,7 +246,7 @@ def plot(results, out):
     wms = list(dict.fromkeys(r["work_mem"] for r in results))
     datasets = list(dict.fromkeys(r["dataset"] for r in results))
     systems = list(dict.fromkeys(r["system"] for r in results))
-    styles = {"native": "-", "srm": "--", "dsm": ":", "srmt": "-."}
+    styles = {"native": "-", "srm": "--", "dsm": ":", "srmt": "-.", "srm_any": "--"}
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     fig, axes = plt.subplots(1, len(wms), figsize=(5 * len(wms), 4.2), squeeze=False)
     for ax, wm in zip(axes[0], wms):

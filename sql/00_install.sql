@@ -6,7 +6,9 @@ SELECT extname, extversion FROM pg_extension WHERE extname = 'srmsort';
 SET srmsort.no_such_setting = 1;
 -- bad settings are refused when they are set
 SET srmsort.block_size = '48kB';
-SET srmsort.block_size = '16kB';
+\set VERBOSITY sqlstate
+SET srmsort.block_size = '16kB';   -- below the range (its wording varies by version)
+\set VERBOSITY default
 SET srmsort.block_size = '64kB';
 SET srmsort.partitions = 0;
 SET srmsort.partitions = 'many';

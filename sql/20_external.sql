@@ -160,7 +160,9 @@ SELECT srm_temp_files();
 
 -- temp_file_limit: PostgreSQL's own error, nothing left behind
 SET temp_file_limit = '512kB';
+\set VERBOSITY sqlstate
 SELECT count(*) FROM (SELECT * FROM ext ORDER BY t) s;
+\set VERBOSITY default
 RESET temp_file_limit;
 SELECT srm_temp_files();
 

@@ -39,10 +39,10 @@ RESET plan_cache_mode;
 DEALLOCATE lim;
 EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;            -- fits: native
 -- with srmsort.min_input_size = -1 only sorts PostgreSQL would spill are
--- taken.  cost_sort's figure for mid (15000 x 40 bytes) fits in 1MB, but
--- PostgreSQL's sort needs twice that and spills: srmsort takes it
-CREATE TABLE mid AS SELECT i::int8 AS a, (i * 7919 % 15000)::int8 AS b
-  FROM generate_series(1, 15000) i;
+-- taken.  cost_sort's figure for mid (20000 x 40 bytes) fits in 1MB, but
+-- PostgreSQL's sort needs more and spills: srmsort takes it
+CREATE TABLE mid AS SELECT i::int8 AS a, (i * 7919 % 20000)::int8 AS b
+  FROM generate_series(1, 20000) i;
 ANALYZE mid;
 SET srmsort.min_input_size = -1;
 SET work_mem = '1MB';
@@ -225,10 +225,15 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
--- force_parallel_mode: the whole plan, SRMSort included, runs in a worker
-SET force_parallel_mode = on;
+-- force_parallel_mode (debug_parallel_query from 16 on): the whole plan,
+-- SRMSort included, runs in a worker
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
+                  'on', false) AS parallel;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY x, k;
 SELECT same, nrows FROM srm_diff('SELECT * FROM pl ORDER BY x, k', 'x', 'k');
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
+                  'off', false) AS parallel;
 
 SELECT srm_temp_files();

@@ -14,6 +14,7 @@
 
 #include "miscadmin.h"
 #include "storage/lock.h"
+#include "utils/guc.h"
 #include "utils/pg_locale.h"
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
@@ -26,6 +27,13 @@
 #define SrmLockHeldByMe(tag, mode)	LockHeldByMe((tag), (mode), false)
 #else
 #define SrmLockHeldByMe(tag, mode)	LockHeldByMe((tag), (mode))
+#endif
+
+/* 16: a GUC check hook's "extra" is freed with guc_free, not free */
+#if PG_VERSION_NUM >= 160000
+#define SrmGucMalloc(size)	guc_malloc(LOG, (size))
+#else
+#define SrmGucMalloc(size)	malloc(size)
 #endif
 
 /* 18: the btree item limit no longer depends on the page */

@@ -72,7 +72,8 @@ input_bytes(Plan *child)
  * native_sort_bytes
  *		The memory PostgreSQL's own sort would take for the input: per tuple
  *		a SortTuple (24 bytes), the memory chunk header of its copy (24 bytes
- *		in PostgreSQL 15's generation context, 8 from 16 on) and the
+ *		in PostgreSQL 15's generation context, 8 in 16's, none in the bump
+ *		context of 17 and later) and the
  *		MinimalTuple (16-byte header and the data).  cost_sort's figure (the
  *		width plus a heap tuple header) is about half of that for narrow
  *		rows, so sorts it expects in memory often spill; whether PostgreSQL's
@@ -81,7 +82,9 @@ input_bytes(Plan *child)
 static double
 native_sort_bytes(Plan *child)
 {
-#if PG_VERSION_NUM >= 160000
+#if PG_VERSION_NUM >= 170000
+	const double chunk_header = 0;	/* tuples in a bump context */
+#elif PG_VERSION_NUM >= 160000
 	const double chunk_header = 8;
 #else
 	const double chunk_header = 24;

@@ -23,6 +23,7 @@
 #include "utils/guc.h"
 
 #include "aio.h"
+#include "compat.h"
 #include "build.h"
 #include "disks.h"
 #include "node.h"
@@ -245,7 +246,7 @@ check_partitions(char **newval, void **extra, GucSource source)
 			return false;
 		}
 	}
-	parsed = malloc(sizeof(int));
+	parsed = SrmGucMalloc(sizeof(int));
 	if (parsed == NULL)
 		return false;
 	*parsed = (int) p;

@@ -110,7 +110,8 @@ if [ -n "$tests" ]; then
     set -e
     cat "$out"
     for t in $tests; do
-        if grep -qE "(^| )$t .*\.\.\. (ok|ignored)" "$out"; then
+        # 15: "test NAME ... ok"; 17 and later: TAP-style "ok N - NAME"
+        if grep -qE "(^| )$t .*\.\.\. (ok|ignored)|^ok +[0-9]+ +(# SKIP[^-]*)?- +$t( |$)" "$out"; then
             passed=$((passed + 1))
         else
             failed=$((failed + 1))

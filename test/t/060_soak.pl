@@ -35,7 +35,7 @@ my $join_q = "SELECT count(*) AS got FROM s JOIN j USING (g)";
 my $sort_sum = $node->safe_psql('postgres', "SET srmsort.enabled = off; $sort_q");
 my $join_cnt = $node->safe_psql('postgres', "SET srmsort.enabled = off; $join_q");
 
-my $dir = PostgreSQL::Test::Utils::tempdir();
+my $dir = SrmTest::abs_tempdir();
 open(my $f1, '>', "$dir/sort.sql") or die;
 print $f1 "$sort_q \\gset\n\\if :got != $sort_sum\nSELECT 'sort checksum mismatch'::int;\n\\endif\n";
 close $f1;

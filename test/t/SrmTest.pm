@@ -12,6 +12,7 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use File::Spec;
 
 sub install
 {
@@ -60,13 +61,20 @@ sub node
 	my $n = $opts{tablespaces} // 4;
 	for my $i (0 .. $n - 1)
 	{
-		my $dir = PostgreSQL::Test::Utils::tempdir();
+		my $dir = abs_tempdir();
 		$node->safe_psql('postgres',
 			"CREATE TABLESPACE srm_d$i LOCATION '$dir'");
 	}
 	$node->safe_psql('postgres', 'CREATE EXTENSION srmsort')
 	  unless $opts{no_preload};
 	return $node;
+}
+
+# A new temporary directory, as an absolute path (17 and later hand out
+# paths relative to the test's directory; tablespaces need absolute ones).
+sub abs_tempdir
+{
+	return File::Spec->rel2abs(PostgreSQL::Test::Utils::tempdir());
 }
 
 # Files left in base/pgsql_tmp and in every tablespace's pgsql_tmp.
