@@ -31,6 +31,8 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
+#include "miscadmin.h"
 #include "utils/syscache.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bswap.h"
@@ -70,9 +72,26 @@ codepoint_collation(Oid coll)
 
 	if (coll == DEFAULT_COLLATION_OID)
 	{
+		HeapTuple	tp;
+		Datum		d;
+		bool		isnull;
+#if PG_VERSION_NUM >= 170000
+		pg_locale_t loc = pg_newlocale_from_collation(coll);
+
+		if (loc->provider != COLLPROVIDER_LIBC || !loc->deterministic)
+			return false;
+#else
 		if (pg_newlocale_from_collation(coll) != NULL)
 			return false;		/* ICU default */
-		name = setlocale(LC_COLLATE, NULL);
+#endif
+		/* the database's LC_COLLATE (17 on need not set the process's) */
+		tp = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tp))
+			return false;
+		d = SysCacheGetAttr(DATABASEOID, tp, Anum_pg_database_datcollate, &isnull);
+		if (!isnull)
+			name = tofree = TextDatumGetCString(d);
+		ReleaseSysCache(tp);
 	}
 	else
 	{
