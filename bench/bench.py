@@ -158,6 +158,7 @@ def main():
     systems = args.systems.split(",")
     rows_list = [int(r) for r in args.rows.split(",")]
     results = []
+    pg = psql("SHOW server_version")[0].strip().split()[0]
     for ds in args.datasets.split(","):
         for rows in rows_list:
             table, nbytes = ensure_table(ds, rows)
@@ -190,7 +191,8 @@ def main():
                     med = statistics.median(times[s])
                     facts = explain_facts(base + SYSTEMS[s], query)
                     row = {
-                        "dataset": ds, "rows": rows, "table_mb": round(nbytes / 1e6, 1),
+                        "pg": pg, "dataset": ds, "rows": rows,
+                        "table_mb": round(nbytes / 1e6, 1),
                         "work_mem": wm, "system": s,
                         "median_s": round(med / 1000, 3),
                         "min_s": round(min(times[s]) / 1000, 3),
@@ -211,8 +213,8 @@ def main():
                         "mem_peak_kb": facts.get("Memory Peak", ""),
                     }
                     results.append(row)
-                    print("  %-8s %9d rows %6s %-6s median %7.3fs (min %.3f max %.3f) x%s  %s"
-                          % (ds, rows, wm, s, row["median_s"], row["min_s"], row["max_s"],
+                    print("  pg%s %-8s %9d rows %6s %-6s median %7.3fs (min %.3f max %.3f) x%s  %s"
+                          % (pg, ds, rows, wm, s, row["median_s"], row["min_s"], row["max_s"],
                              row["ratio_to_native"], row["sort_method"]), flush=True)
 
     with open(out_path(os.path.join(args.out, "results.csv")), "w", newline="") as f:
@@ -220,7 +222,7 @@ def main():
         w.writeheader()
         w.writerows(results)
     with open(out_path(os.path.join(args.out, "results.md")), "w") as f:
-        cols = ["dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
+        cols = ["pg", "dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
                 "max_s", "ratio_to_native", "floor_s", "rows_per_s", "mb_per_s",
                 "peak_rss_mb", "sort_method", "runs", "merge_order", "passes", "nu",
                 "stalls", "peak_temp_kb"]
