@@ -3,6 +3,9 @@
  * merge.c
  *	  One merge of R striped runs: SRM (forecast and flush) or DSM.
  *
+ * docs/design.md teaches the whole algorithm (run formation, striping,
+ * forecasting, this merge step by step, merge planning).
+ *
  * SRM (Barve & Vitter, §4.4).  m >= 2R + D block buffers hold the R
  * leading blocks (one per run, pinned until depleted) and prefetched
  * blocks.  Blocks that will be needed are represented by placeholders:
