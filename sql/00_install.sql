@@ -25,7 +25,7 @@ RESET ALL;
 SELECT name, setting, unit, context FROM pg_settings
  WHERE name LIKE 'srmsort.%' ORDER BY name;
 -- the tests sort at budgets down to 64kB, below the default of
--- srmsort.min_work_mem (256kB) under which srmsort leaves sorts to PostgreSQL
+-- srmsort.min_work_mem (512kB) under which srmsort leaves sorts to PostgreSQL
 DO $$
 BEGIN
   EXECUTE format('ALTER DATABASE %I SET srmsort.min_work_mem = %L',

@@ -24,8 +24,8 @@ ANALYZE pl, pl2, small;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY g DESC NULLS LAST, t COLLATE "C", x + 1;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k LIMIT 10;      -- top-N: native
--- a budget below srmsort.min_work_mem (256kB by default): native
-SET srmsort.min_work_mem = '256kB';
+-- a budget below srmsort.min_work_mem (512kB by default): native
+SET srmsort.min_work_mem = '512kB';
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;
 RESET srmsort.min_work_mem;
 -- a constant bound too large for memory: srmsort sorts all, stops early

@@ -251,12 +251,18 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 	uint64		bestinflight = 0;
 	int			p;
 
+	/*
+	 * More partitions than disks (srmsort.partitions set for a longer list
+	 * of tablespaces than this sort has): one disk each.  The sort must not
+	 * fail where PostgreSQL's own would not.
+	 */
 	if (P > ndisks)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("srmsort.partitions (%d) exceeds the number of workfile disks (%d)",
-						P, ndisks),
-				 errhint("Set srmsort.partitions to at most the number of tablespaces in srmsort.tablespaces, or to auto.")));
+	{
+		ereport(DEBUG1,
+				(errmsg_internal("srmsort: srmsort.partitions (%d) exceeds the %d workfile disks; using %d",
+								 P, ndisks, ndisks)));
+		P = ndisks;
+	}
 
 	if (!SrmShmemAvailable() || ndisks <= 1)
 	{

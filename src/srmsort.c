@@ -7,7 +7,7 @@
  * sort inside btree CREATE INDEX) with a parallel-disk mergesort after
  * Barve and Vitter's Simple Randomized Mergesort.  This file only wires the
  * pieces into the server; the design lives in the modules it registers
- * (see the module map in README.md).
+ * (see the module map in docs/design.md).
  *
  * IDENTIFICATION
  *	  src/srmsort.c

@@ -23,7 +23,7 @@
  * passes of small blocks, where PostgreSQL's sort is as fast or faster
  * (bench/results/small_budget).
  */
-#define SRM_MIN_BUDGET_KB	256
+#define SRM_MIN_BUDGET_KB	512
 
 typedef enum SrmMergeStrategy
 {
