@@ -168,7 +168,11 @@ for f in "$SRM_REPO"/test/t/*.pl; do
     mkdir -p "$tdir"
     chown -R "$SRM_USER" "$SRM_TMP/tap"
     set +e
-    (cd "$tdir" && srm_as_user env TESTDIR="$tdir" PERL5LIB="$PERL5LIB" \
+    # TESTDIR: where 15's PostgreSQL::Test::Utils puts tmp_check;
+    # TESTDATADIR and TESTLOGDIR: the same for 16 and later (else relative
+    # paths, which CREATE TABLESPACE refuses)
+    (cd "$tdir" && srm_as_user env TESTDIR="$tdir" TESTDATADIR="$tdir/tmp_check" \
+        TESTLOGDIR="$tdir/tmp_check/log" PERL5LIB="$PERL5LIB" \
         SRMSORT_INSTALL="$SRMSORT_INSTALL" SRMSORT_LONG="${SRMSORT_LONG:-}" \
         SRMSORT_SO="$SRMSORT_SO" SRMSORT_EXT_CONF="$SRMSORT_EXT_CONF" \
         SRMSORT_SMALLFS="${SRMSORT_SMALLFS:-}" \
