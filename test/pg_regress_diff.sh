@@ -62,8 +62,6 @@ done
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-PGXS_REGRESS=/usr/lib/postgresql/$SRM_PG_MAJOR/lib/pgxs/src/test/regress/pg_regress
-PG_CONFIG=$SRM_BIN/pg_config
 
 elapsed() { echo $(( $(date +%s) - T0 ))s; }
 phase() { srm_log "[$(elapsed)] $*"; }
@@ -90,6 +88,8 @@ trap 'exit 130' INT TERM HUP
 
 srm_pick_user
 srm_packages
+PGXS_REGRESS=$SRM_PG_REGRESS
+PG_CONFIG=$SRM_PG_CONFIG
 if ! command -v dpkg-source >/dev/null; then
     [ "$(id -u)" -eq 0 ] || srm_die "dpkg-source missing (as root: apt-get install dpkg-dev)"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
