@@ -199,8 +199,22 @@ SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON uq (k) NULLS NOT DISTIN
 -- numeric 1.0 and 1.00 are equal keys though their bytes differ
 CREATE TABLE uqn AS SELECT i::numeric AS v FROM generate_series(1, 70000) i;
 INSERT INTO uqn VALUES (5.00);
+-- the key named is the first of the pair in heap order, as in PostgreSQL
+SET srmsort.create_index = off;
+CREATE UNIQUE INDEX uqn_v ON uqn (v);
+SET srmsort.create_index = on;
 CREATE UNIQUE INDEX uqn_v ON uqn (v);
 
+-- equal under a nondeterministic collation though spelt differently
+CREATE COLLATION srm_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE uqci (x text COLLATE srm_ci);
+INSERT INTO uqci VALUES ('abc'), ('ghi'), ('ABC'), ('def');
+SET srmsort.create_index = off;
+CREATE UNIQUE INDEX uqci_x ON uqci (x);
+SET srmsort.create_index = on;
+CREATE UNIQUE INDEX uqci_x ON uqci (x);
+DROP TABLE uqci;
+DROP COLLATION srm_ci;
 -- dead duplicates (deleted and re-inserted in this transaction) go into the
 -- index but not into the uniqueness check; live ones still fail
 BEGIN;

@@ -240,7 +240,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 				if (prev != NULL &&
 					compare_keys(index, keys, nkeys, prev, a, &hasnull) == 0 &&
 					(!hasnull || ii->ii_NullsNotDistinct))
-					report_duplicate(heap, index, a);
+					report_duplicate(heap, index, prev);
 				if (sz > prevcap)
 				{
 					prevcap = Max(sz, 2 * prevcap);

@@ -389,16 +389,10 @@ show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
 	for (i = 0; i < state->nkeys; i++)
 	{
 		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sortColIdx[i]);
-		TargetEntry *ctle = get_tle_by_resno(outerPlan(plan)->targetlist,
-											 state->sortColIdx[i]);
-		Node	   *expr;
 
 		if (tle == NULL)
 			elog(ERROR, "srmsort: no target entry for sort key %d", i + 1);
-		/* a Sort keeps Consts in its tlist and shows them bare: so do we */
-		expr = (ctle != NULL && IsA(ctle->expr, Const)) ?
-			(Node *) ctle->expr : (Node *) tle->expr;
-		keys = lappend(keys, sort_key_text(expr, state->sortOperators[i],
+		keys = lappend(keys, sort_key_text((Node *) tle->expr, state->sortOperators[i],
 										   state->collations[i], state->nullsFirst[i],
 										   context, useprefix));
 	}

@@ -227,10 +227,15 @@ make_srmsort(Sort *sort)
 		Node	   *expr = (Node *) tle->expr;
 		TargetEntry *ntle;
 
-		ntle = makeTargetEntry((Expr *) makeVar(INDEX_VAR, tle->resno,
-												exprType(expr), exprTypmod(expr),
-												exprCollation(expr), 0),
-							   tle->resno, tle->resname, tle->resjunk);
+		/* a Sort keeps Consts in its tlist (EXPLAIN shows them bare): so do we */
+		if (IsA(expr, Const))
+			ntle = makeTargetEntry((Expr *) copyObject(expr),
+								   tle->resno, tle->resname, tle->resjunk);
+		else
+			ntle = makeTargetEntry((Expr *) makeVar(INDEX_VAR, tle->resno,
+													exprType(expr), exprTypmod(expr),
+													exprCollation(expr), 0),
+								   tle->resno, tle->resname, tle->resjunk);
 		ntle->ressortgroupref = tle->ressortgroupref;
 		ntle->resorigtbl = tle->resorigtbl;
 		ntle->resorigcol = tle->resorigcol;
