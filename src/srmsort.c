@@ -29,7 +29,6 @@
 #include "node.h"
 #include "shmem.h"
 #include "srmsort.h"
-#include "thread.h"
 
 PG_MODULE_MAGIC;
 
@@ -188,15 +187,6 @@ define_settings(void)
 							   "concurrent sorts grow.  Needs shared_preload_libraries.",
 							   &srmsort_partitions_string, "auto", PGC_USERSET, 0,
 							   check_partitions, assign_partitions, NULL);
-
-	DefineCustomBoolVariable("srmsort.sort_thread",
-							 "Sorts runs in a second thread while the input is read.",
-							 "Applies to sorts on normalized keys, from their second run on.",
-							 &srmsort_sort_thread,
-							 false,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("srmsort.trace",
 							 "Logs the facts of every srmsort sort.",
