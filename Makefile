@@ -24,7 +24,6 @@ OBJS = \
 	src/sorter.o \
 	src/srmsort.o \
 	src/tape.o \
-	src/thread.o \
 	src/utility.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
@@ -48,7 +47,7 @@ ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $
 $(error liburing.h not found: install the Debian package liburing-dev)
 endif
 
-SHLIB_LINK += -luring -lpthread
+SHLIB_LINK += -luring
 PG_CPPFLAGS += -I$(srcdir)/src
 PG_CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -Wno-clobbered

@@ -70,9 +70,6 @@ SYSTEMS = {
     # srmsort at any budget, also below srmsort.min_work_mem
     "srm_any": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
                " SET srmsort.min_work_mem = '64kB';",
-    # srm with the sort thread (off by default): what the overlap is worth
-    "srmt": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
-            " SET srmsort.sort_thread = on;",
 }
 
 
@@ -237,7 +234,7 @@ def main():
 
 def plot(results, out):
     """time vs rows, one panel per work_mem: a colour per data set, a line
-    style per system (solid native, dashed srm, dotted dsm, dash-dot srmt)."""
+    style per system (solid native, dashed srm, dotted dsm)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -248,7 +245,7 @@ def plot(results, out):
     wms = list(dict.fromkeys(r["work_mem"] for r in results))
     datasets = list(dict.fromkeys(r["dataset"] for r in results))
     systems = list(dict.fromkeys(r["system"] for r in results))
-    styles = {"native": "-", "srm": "--", "dsm": ":", "srmt": "-.", "srm_any": "--"}
+    styles = {"native": "-", "srm": "--", "dsm": ":", "srm_any": "--"}
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     fig, axes = plt.subplots(1, len(wms), figsize=(5 * len(wms), 4.2), squeeze=False)
     for ax, wm in zip(axes[0], wms):

@@ -24,6 +24,15 @@ RESET ALL;
 -- every setting, with its unit and who may set it
 SELECT name, setting, unit, context FROM pg_settings
  WHERE name LIKE 'srmsort.%' ORDER BY name;
+-- but for the developer options (srmsort.debug_*, for the fault tests):
+-- hidden from SHOW ALL and pg_settings, named by SHOW, superuser-only
+SELECT name, pg_settings_get_flags(name) AS flags
+  FROM (VALUES ('srmsort.debug_fail_io_uring'), ('srmsort.debug_merge_pause'),
+               ('srmsort.debug_no_slot_reuse')) v(name);
+SHOW srmsort.debug_merge_pause;
+SET ROLE pg_monitor;
+SET srmsort.debug_merge_pause = '1s';
+RESET ROLE;
 -- the tests sort at budgets down to 64kB, below the default of
 -- srmsort.min_work_mem (512kB) under which srmsort leaves sorts to PostgreSQL
 DO $$

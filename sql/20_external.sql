@@ -204,3 +204,44 @@ SELECT srm_temp_files();
 -- the backend is still fine
 SELECT * FROM srm_diff('SELECT * FROM ext ORDER BY k', 'k');
 SELECT srm_temp_files();
+
+-- Radix-sorted runs of tens of thousands of tuples each (300000 rows at
+-- 4MB: several levels of radix digits per run, and groups of equal
+-- normalized keys ordered by the full comparison): NULLs first and last,
+-- DESC, ties on the first key broken by the second, normalized keys that
+-- never decide (text prefixes), uuid, float8 with NaN and -0, text under
+-- ICU (abbreviated keys), and DISTINCT and GROUP BY through the same sort.
+SET srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3';
+SET srmsort.random_seed = 3;
+SET work_mem = '4MB';
+SET extra_float_digits = 3;
+SELECT setseed(0.25);
+CREATE TABLE rdx AS
+SELECT i,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE (random() * 1e12)::int8 END AS k,
+       (random() * 50)::int AS small,
+       -- the first 8 bytes (the normalized key) are the same in every row
+       'common prefix ' || (random() * 5000)::int AS t,
+       md5(i::text)::uuid AS u,
+       CASE WHEN i % 1000 = 0 THEN 'NaN'::float8
+            WHEN i % 1001 = 0 THEN '-0'::float8
+            ELSE random() - 0.5 END AS f
+  FROM generate_series(1, 300000) i;
+ANALYZE rdx;
+SELECT (j ->> 'Runs')::int > 4 AS several_runs
+  FROM (SELECT srm_explain_json('SELECT * FROM rdx ORDER BY k OFFSET 1e12')
+               -> 0 -> 'Plan' -> 'Plans' -> 0 AS j) p;
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k', 'k');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k DESC NULLS LAST, i', 'k', 'i');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k NULLS FIRST', 'k');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY small, i DESC', 'small', 'i');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY t COLLATE "C", i', 't', 'i');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY u', 'u');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY f, i', 'f', 'i');
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY t COLLATE "en-x-icu" DESC, i', 't', 'i');
+SET enable_hashagg = off;
+SELECT * FROM srm_diff('SELECT DISTINCT small, k FROM rdx', 'small', 'k');
+SELECT * FROM srm_diff('SELECT k, count(*) FROM rdx GROUP BY k', 'k');
+RESET enable_hashagg;
+DROP TABLE rdx;
+SELECT srm_temp_files();

@@ -19,8 +19,8 @@
  * When io_uring cannot be set up (ENOSYS, EPERM from seccomp or
  * kernel.io_uring_disabled, ENOMEM from the memory-lock limit) the backend
  * warns once and uses pread/pwrite, carried out at submit time.  The
- * environment variable SRMSORT_FAIL_IO_URING=1 (set for the postmaster)
- * makes setup fail on purpose; the reliability tests use it.
+ * developer option srmsort.debug_fail_io_uring makes setup fail on
+ * purpose; the fault tests use it.
  *
  * IDENTIFICATION
  *	  src/aio.c
@@ -38,6 +38,7 @@
 #include "storage/fd.h"
 
 #include "aio.h"
+#include "srmsort.h"
 
 #define SRM_RING_DEPTH		256
 
@@ -97,7 +98,6 @@ static bool
 ring_setup(void)
 {
 	int			ret;
-	const char *fail;
 
 	if (ring_ok && ring_pid == MyProcPid)
 		return true;
@@ -106,8 +106,7 @@ ring_setup(void)
 	if (ring_ok)
 		ring_ok = false;		/* inherited over fork: do not touch it */
 
-	fail = getenv("SRMSORT_FAIL_IO_URING");
-	if (fail != NULL && strcmp(fail, "1") == 0)
+	if (srmsort_debug_fail_io_uring)
 		ret = -EPERM;
 	else
 		ret = ring_init();

@@ -282,19 +282,18 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 }
 
 /*
- * test_pause_before_merge
+ * debug_pause_before_merge
  *		Fault-injection tests fill a workfile disk while a sort sits between
- *		run formation and its intermediate merges: SRMSORT_TEST_MERGE_PAUSE_MS
- *		in the postmaster's environment makes every such sort wait that long,
- *		interruptibly.  Unset (always, outside tests) it costs one getenv.
+ *		run formation and its intermediate merges: the developer option
+ *		srmsort.debug_merge_pause makes every such sort wait that long,
+ *		interruptibly.  At 0 (always, outside tests) it costs one load.
  */
 static void
-test_pause_before_merge(void)
+debug_pause_before_merge(void)
 {
-	const char *env = getenv("SRMSORT_TEST_MERGE_PAUSE_MS");
-	int			ms = env ? atoi(env) : 0;
+	int			ms;
 
-	for (; ms > 0; ms -= 10)
+	for (ms = srmsort_debug_merge_pause; ms > 0; ms -= 10)
 	{
 		CHECK_FOR_INTERRUPTS();
 		pg_usleep(10000L);
@@ -407,7 +406,7 @@ SrmPlanMerges(SrmSorter *s)
 	/* intermediate merges, of the smallest runs first */
 	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
 	if (s->nruns > rf)
-		test_pause_before_merge();
+		debug_pause_before_merge();
 	while (s->nruns > rf)
 	{
 		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);

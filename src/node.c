@@ -416,10 +416,6 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 							psprintf("%s  %s: " INT64_FORMAT "kB",
 									 SrmSortMethodName(st->method), spacetype, space),
 							es);
-		if (st->thread_tuples > 0)
-			ExplainPropertyText("Sort Thread",
-								psprintf("tuples=" INT64_FORMAT " segments=" INT64_FORMAT,
-										 st->thread_tuples, st->thread_segments), es);
 		if (!external)
 			return;
 		ExplainPropertyText("Disks", psprintf("%d (%s)%s  Block Size: %dkB",
@@ -454,8 +450,6 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 	ExplainPropertyInteger("Sort Space Used", "kB", space, es);
 	ExplainPropertyText("Sort Space Type", spacetype, es);
 	ExplainPropertyInteger("Memory Peak", "kB", st->mem_peak / 1024, es);
-	ExplainPropertyInteger("Sort Thread Tuples", NULL, st->thread_tuples, es);
-	ExplainPropertyInteger("Sort Thread Segments", NULL, st->thread_segments, es);
 	if (!external)
 		return;
 	ExplainPropertyInteger("Disks", NULL, st->ndisks, es);

@@ -4,11 +4,9 @@
  *	  Sorting tuples on their normalized first keys alone.
  *
  * An in-place MSD radix sort (American flag sort) on (NULL rank, 64-bit
- * normalized key), insertion sort for small buckets.  No comparator, no
- * palloc, no ereport: the sort thread runs it on segments of a load (see
- * thread.c).  Where the normalized key does not decide the order by
- * itself, the main thread then sorts each group of equal keys with the
- * full comparison (SrmRadixFixTies).
+ * normalized key), insertion sort for small buckets, no comparator.  Where
+ * the normalized key does not decide the order by itself, each group of
+ * equal keys is then sorted with the full comparison (SrmRadixFixTies).
  *
  * IDENTIFICATION
  *	  src/radix.c
@@ -62,7 +60,7 @@ insertion_sort(SrmTuple *a, int64 n)
  *		below hibit, eight at a time.
  */
 static void
-radix_sort(SrmTuple *a, int64 n, int hibit, bool interruptible)
+radix_sort(SrmTuple *a, int64 n, int hibit)
 {
 	int64		count[256];
 	int64		next[256];
@@ -72,8 +70,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit, bool interruptible)
 	int			b;
 	int			nb;
 
-	if (interruptible)
-		CHECK_FOR_INTERRUPTS();
+	CHECK_FOR_INTERRUPTS();
 	for (;;)
 	{
 		if (n < SRM_RADIX_MIN)
@@ -136,7 +133,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit, bool interruptible)
 	for (b = 0, i = 0; b < nb; b++)
 	{
 		if (next[b] - i > 1)
-			radix_sort(a + i, next[b] - i, shift, interruptible);
+			radix_sort(a + i, next[b] - i, shift);
 		i = next[b];
 	}
 }
@@ -147,7 +144,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit, bool interruptible)
  *		values between radix sorted on datum1.
  */
 void
-SrmRadixSort(SrmTuple *a, int64 n, bool interruptible)
+SrmRadixSort(SrmTuple *a, int64 n)
 {
 	int64		lo = 0,
 				hi = n;
@@ -183,8 +180,7 @@ SrmRadixSort(SrmTuple *a, int64 n, bool interruptible)
 	if (hi - lo > 1 && (any ^ all) != 0)
 	{
 		/* start below the bits all keys share (small ranges skip passes) */
-		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1,
-				   interruptible);
+		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1);
 	}
 }
 

@@ -4,10 +4,8 @@
  *	  Sorting tuples on their normalized first keys alone.
  *
  * SrmRadixSort orders SrmTuple arrays by (NULL rank, normalized key) and
- * nothing else: it calls no PostgreSQL function (unless asked to check for
- * interrupts), so the sort thread may run it.  Tuples whose normalized
- * keys tie may need the full comparison; SrmRadixFixTies applies it, on
- * the main thread.
+ * nothing else, without a comparator.  Tuples whose normalized keys tie may
+ * need the full comparison; SrmRadixFixTies applies it.
  *
  * IDENTIFICATION
  *	  src/radix.h
@@ -19,11 +17,8 @@
 
 #include "keys.h"
 
-/*
- * Sort a[0..n) by (nrank, datum1).  interruptible: the caller is the main
- * thread, and CHECK_FOR_INTERRUPTS may be called.
- */
-extern void SrmRadixSort(SrmTuple *a, int64 n, bool interruptible);
+/* Sort a[0..n) by (nrank, datum1); checks for interrupts. */
+extern void SrmRadixSort(SrmTuple *a, int64 n);
 
 /* Whether tuples with equal (nrank, datum1) need ordering among them. */
 extern bool SrmRadixNeedsTies(SrmKeys *keys);

@@ -10,12 +10,8 @@
  * -- with abbreviated first keys where the type offers them -- and written
  * in order as one striped run; then the arena is reset.
  *
- * With normalized first keys, loads after the first are sorted in segments
- * as they fill: every sixth of the array goes to the sort thread (thread.c)
- * while the input goes on, the rest is split between the thread and this
- * one at the end, and the run is written by merging the segments.  The
- * first load stays one segment: it may be the whole (in-memory) result,
- * read by position, and its size is not known while it fills.
+ * With normalized first keys the array is radix sorted on them (radix.c)
+ * and only groups of equal keys go to the full comparison.
  *
  * Memory: the arena is a child context of the sorter's; the caller counts
  * SrmMemLoadBytes against the sort's budget.
@@ -34,7 +30,6 @@
 
 #include "radix.h"
 #include "runs.h"
-#include "thread.h"
 
 /* quicksort of SrmTuple arrays, from PostgreSQL's sort template */
 #define ST_SORT srm_qsort_tuples
@@ -110,73 +105,6 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 
 #define SRM_INITIAL_TUPLES	1024
 #define SRM_HUGE_PAGE		((Size) 2 * 1024 * 1024)	/* x86-64, arm64 */
-#define SRM_SEG_MIN			8192	/* fewer tuples: not worth a hand-over */
-#define SRM_SEGS_PER_LOAD	6	/* segments of a full load handed over */
-
-/*
- * quiesce_callback
- *		The load's memory is going away (the end of the sort, or an error):
- *		the sort thread must be done with the tuple array.  The array lives
- *		in the parent context, which frees its own memory after this.
- */
-static void
-quiesce_callback(void *arg)
-{
-	SrmThreadQuiesce();
-}
-
-/*
- * set_seg_target
- *		Segments of a load that holds maxtuples: a sixth of it each, so that
- *		the thread sorts most of the load as it fills and the merge of the
- *		segments stays cheap (at most SRM_MAX_SEGS ways).
- */
-static void
-set_seg_target(SrmMemLoad *load, int64 maxtuples)
-{
-	if (!load->threaded)
-		return;
-	load->seg_target = Max(SRM_SEG_MIN, maxtuples / SRM_SEGS_PER_LOAD);
-	load->seg_next = load->segs[load->nsegs] + load->seg_target;
-}
-
-/*
- * hand_over
- *		Make tuples[from .. from + n) the next segment, sorted by the thread.
- */
-static void
-hand_over(SrmMemLoad *load, int64 from, int64 n)
-{
-	SrmThreadSubmit(load->tuples + from, n);
-	load->thread_segs++;
-	load->thread_tuples += n;
-	load->segs[++load->nsegs] = from + n;
-}
-
-/*
- * cut_segment
- *		Hand the tuples added since the last segment to the sort thread.
- *		The last two segments are cut by SrmMemLoadSort.
- */
-static void
-cut_segment(SrmMemLoad *load)
-{
-	int64		from = load->segs[load->nsegs];
-
-	if (load->nsegs >= SRM_MAX_SEGS - 2)
-	{
-		load->seg_next = PG_INT64_MAX;
-		return;
-	}
-	if (!SrmThreadStart())
-	{
-		load->threaded = false;
-		load->seg_next = PG_INT64_MAX;
-		return;
-	}
-	hand_over(load, from, load->ntuples - from);
-	load->seg_next = load->ntuples + load->seg_target;
-}
 
 /*
  * SrmMemLoadInit
@@ -190,18 +118,6 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	load->keys = keys;
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);
-	load->threaded = keys->norm != SRM_NORM_NONE && srmsort_sort_thread;
-	load->seg_next = PG_INT64_MAX;
-	if (load->threaded)
-	{
-		MemoryContextCallback *cb = MemoryContextAlloc(load->cxt,
-													   sizeof(MemoryContextCallback));
-
-		/* the array may go with the sort's memory: the thread first */
-		cb->func = quiesce_callback;
-		cb->arg = NULL;
-		MemoryContextRegisterResetCallback(load->cxt, cb);
-	}
 	/*
 	 * Chunks of 1/16 of the budget, 32kB to 1MB; from a 32MB budget on,
 	 * whole huge pages (see alloc_chunk).
@@ -327,9 +243,6 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 	}
 	if (newmax * sizeof(SrmTuple) > MaxAllocHugeSize)
 		return false;
-	/* the thread may be sorting segments of the array about to move */
-	if (load->nsegs > 0)
-		SrmThreadWait();
 	load->tuples = repalloc_huge(load->tuples, newmax * sizeof(SrmTuple));
 	/* the new part is fresh memory: fault it in off this CPU (aio.c) */
 	SrmIoPrefault(load->tuples + load->maxtuples,
@@ -353,53 +266,29 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple)
 	t->src = 0;
 	SrmKeysSetDatum1(load->keys, t, true);
 	load->ntuples++;
-	if (load->ntuples >= load->seg_next)
-		cut_segment(load);
 }
 
 /*
  * SrmMemLoadSort
- *		Sort the load in memory: the segments not handed over yet (the rest
- *		is split between the thread and this one), then every segment's
- *		ties.  Without normalized keys, the whole load as one segment.
+ *		Sort the load in memory: on normalized keys a radix sort, then the
+ *		groups of equal keys with the full comparison; otherwise quicksort.
  */
 void
 SrmMemLoadSort(SrmMemLoad *load)
 {
 	SrmKeys    *keys = load->keys;
 	SortSupport ssup = keys->sortKeys;
-	int64		from = load->segs[load->nsegs];
-	int64		n = load->ntuples - from;
-	int			i;
 
-	load->seg_next = PG_INT64_MAX;
+	if (load->ntuples == 0)
+		return;
 	if (keys->norm != SRM_NORM_NONE)
 	{
-		if (load->nsegs > 0 && load->threaded && n >= 2 * SRM_SEG_MIN)
-		{
-			int64		half = n / 2;
-
-			hand_over(load, from, half);
-			from += half;
-			n -= half;
-		}
-		if (n > 0)
-		{
-			SrmRadixSort(load->tuples + from, n, true);
-			load->segs[++load->nsegs] = load->ntuples;
-		}
-		if (load->threaded)
-			SrmThreadWait();
+		SrmRadixSort(load->tuples, load->ntuples);
 		if (SrmRadixNeedsTies(keys))
-			for (i = 0; i < load->nsegs; i++)
-				SrmRadixFixTies(load->tuples + load->segs[i],
-								load->segs[i + 1] - load->segs[i], keys);
+			SrmRadixFixTies(load->tuples, load->ntuples, keys);
 		return;
 	}
 
-	Assert(load->nsegs == 0);
-	if (load->ntuples == 0)
-		return;
 #if SIZEOF_DATUM >= 8
 	if (ssup->comparator == ssup_datum_signed_cmp)
 		srm_qsort_signed(load->tuples, load->ntuples, keys);
@@ -411,161 +300,6 @@ SrmMemLoadSort(SrmMemLoad *load)
 		srm_qsort_int32(load->tuples, load->ntuples, keys);
 	else
 		srm_qsort_tuples(load->tuples, load->ntuples, keys);
-	load->segs[++load->nsegs] = load->ntuples;
-}
-
-/*
- * The loser tree over a sorted load's segments.  Nodes hold their head
- * tuple's (NULL rank, key) inline; an exhausted segment has rank
- * SEG_DONE, after every tuple.  Which segment wins a node is a coin toss,
- * so nodes are compared and swapped without branches, which a predictor
- * cannot get wrong (measured: no faster than with branches on this
- * machine, where writing from seven segments costs the cache misses of
- * seven streams through the array more than the comparisons).
- */
-#define SEG_DONE		((uint64) 3)	/* above SRM_NRANK_LAST */
-#define SEG_RANK(n)		((n).rank_seg >> 32)
-#define SEG_OF(n)		((int) ((n).rank_seg & 0xffffffff))
-
-static inline SrmSegNode
-seg_node(SrmMemLoad *load, int seg)
-{
-	SrmSegNode	n;
-
-	if (load->head[seg] < load->segs[seg + 1])
-	{
-		SrmTuple   *t = &load->tuples[load->head[seg]];
-
-		n.key = (uint64) t->datum1;
-		n.rank_seg = ((uint64) t->nrank << 32) | (uint64) seg;
-	}
-	else
-	{
-		n.key = 0;
-		n.rank_seg = (SEG_DONE << 32) | (uint64) seg;
-	}
-	return n;
-}
-
-/* Does node a come before node b? */
-static inline bool
-seg_before(SrmMemLoad *load, SrmSegNode a, SrmSegNode b)
-{
-	if (unlikely(a.key == b.key && SEG_RANK(a) == SEG_RANK(b)) &&
-		load->ties && SEG_RANK(a) != SEG_DONE)
-		return SrmCompareNorm(&load->tuples[load->head[SEG_OF(a)]],
-							  &load->tuples[load->head[SEG_OF(b)]],
-							  load->keys) < 0;
-	return (SEG_RANK(a) < SEG_RANK(b)) |
-		((SEG_RANK(a) == SEG_RANK(b)) & (a.key < b.key));
-}
-
-/*
- * begin_read
- *		Start reading the sorted load in order (several segments only with
- *		normalized keys).
- */
-static void
-begin_read(SrmMemLoad *load)
-{
-	SrmSegNode	win[2 * SRM_MAX_SEGS];
-	int			k = load->nsegs;
-	int			leaves = 1;
-	int			i;
-
-	for (i = 0; i < k; i++)
-		load->head[i] = load->segs[i];
-	while (leaves < k)
-		leaves *= 2;
-	load->tree_leaves = leaves;
-	load->ties = SrmRadixNeedsTies(load->keys);
-	if (k <= 1)
-		return;
-	for (i = 0; i < leaves; i++)
-	{
-		if (i < k)
-			win[leaves + i] = seg_node(load, i);
-		else
-		{
-			win[leaves + i].key = 0;
-			win[leaves + i].rank_seg = SEG_DONE << 32;
-		}
-	}
-	for (i = leaves - 1; i >= 1; i--)
-	{
-		SrmSegNode	a = win[2 * i],
-					b = win[2 * i + 1];
-
-		if (seg_before(load, b, a))
-		{
-			win[i] = b;
-			load->tree[i] = a;
-		}
-		else
-		{
-			win[i] = a;
-			load->tree[i] = b;
-		}
-	}
-	load->winner = win[1];
-}
-
-/*
- * read_next
- *		The next tuple of the sorted load, or NULL at the end.
- */
-static SrmTuple *
-read_next(SrmMemLoad *load)
-{
-	SrmTuple   *t;
-	SrmSegNode	c;
-	int			w;
-	int			node;
-
-	if (load->nsegs <= 1)
-	{
-		if (load->nsegs == 0 || load->head[0] >= load->ntuples)
-			return NULL;
-		w = 0;
-	}
-	else
-	{
-		if (SEG_RANK(load->winner) == SEG_DONE)
-			return NULL;
-		w = SEG_OF(load->winner);
-	}
-	t = &load->tuples[load->head[w]++];
-#ifdef __GNUC__
-
-	/*
-	 * Tuples are visited in sorted order, i.e. all over memory: fetch them
-	 * a few ahead.  The array itself is read in as many streams as there
-	 * are segments, too many for the hardware prefetcher: fetch it further
-	 * ahead.
-	 */
-	if (load->head[w] + 32 < load->segs[w + 1])
-		__builtin_prefetch(&load->tuples[load->head[w] + 32]);
-	if (load->head[w] + 8 < load->segs[w + 1])
-		__builtin_prefetch(load->tuples[load->head[w] + 8].tuple);
-#endif
-	if (load->nsegs <= 1)
-		return t;
-
-	/* replay w's path with its next tuple: the loser stays, the winner rises */
-	c = seg_node(load, w);
-	for (node = (load->tree_leaves + w) / 2; node >= 1; node /= 2)
-	{
-		SrmSegNode	l = load->tree[node];
-		bool		swap = seg_before(load, l, c);
-		uint64		mask = -(uint64) swap;
-
-		load->tree[node].key = l.key ^ ((l.key ^ c.key) & mask);
-		load->tree[node].rank_seg = l.rank_seg ^ ((l.rank_seg ^ c.rank_seg) & mask);
-		c.key ^= (l.key ^ c.key) & mask;
-		c.rank_seg ^= (l.rank_seg ^ c.rank_seg) & mask;
-	}
-	load->winner = c;
-	return t;
 }
 
 /*
@@ -575,14 +309,27 @@ read_next(SrmMemLoad *load)
 void
 SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 {
-	SrmTuple   *t;
-	int64		i = 0;
+	SrmTuple   *tuples = load->tuples;
+	int64		n = load->ntuples;
+	int64		i;
 
-	begin_read(load);
-	while ((t = read_next(load)) != NULL)
+	for (i = 0; i < n; i++)
 	{
-		if ((i++ & 1023) == 0)
+		SrmTuple   *t = &tuples[i];
+
+		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
+#ifdef __GNUC__
+
+		/*
+		 * Tuples are visited in sorted order, i.e. all over memory: fetch
+		 * them a few ahead, and the array further ahead.
+		 */
+		if (i + 33 < n)
+			__builtin_prefetch(&tuples[i + 33]);
+		if (i + 9 < n)
+			__builtin_prefetch(tuples[i + 9].tuple);
+#endif
 		SrmRunWriterPut(w, t->tuple, (uint32) SrmTupleLen(load->keys, t->tuple),
 						(uint64) t->datum1, t->nrank);
 	}
@@ -599,8 +346,6 @@ void
 SrmMemLoadReset(SrmMemLoad *load)
 {
 	load->ntuples = 0;
-	load->nsegs = 0;
-	load->seg_next = load->threaded ? load->seg_target : PG_INT64_MAX;
 	load->next_chunk = 0;
 	load->arena_pos = NULL;
 	load->arena_left = 0;
@@ -666,7 +411,6 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 		load->tuples = MemoryContextAllocHuge(cxt, target * sizeof(SrmTuple));
 		load->maxtuples = target;
 	}
-	set_seg_target(load, load->maxtuples);
 }
 
 /*
@@ -678,7 +422,7 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 void
 SrmMemLoadRelease(SrmMemLoad *load)
 {
-	Assert(load->ntuples == 0 && load->nsegs == 0);
+	Assert(load->ntuples == 0);
 	SrmMemLoadTrim(load, 0);
 	pfree(load->tuples);
 	load->tuples = NULL;

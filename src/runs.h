@@ -22,21 +22,6 @@ typedef struct SrmArenaChunk
 	Size		size;
 } SrmArenaChunk;
 
-/*
- * A load is sorted in segments, tuples[segs[i] .. segs[i + 1]), each sorted
- * by itself (most by the sort thread as the load fills) and merged when
- * the load is written as a run.  A load returned as the in-memory result
- * is one segment.
- */
-#define SRM_MAX_SEGS		8
-
-/* A node of the segments' loser tree: a head tuple's key, inline. */
-typedef struct SrmSegNode
-{
-	uint64		key;			/* normalized key */
-	uint64		rank_seg;		/* NULL rank << 32 | segment */
-} SrmSegNode;
-
 /* The tuples of one memory load. */
 typedef struct SrmMemLoad
 {
@@ -55,20 +40,6 @@ typedef struct SrmMemLoad
 	Size		arena_bytes;	/* bytes of arena chunks this run uses */
 	Size		chunk_size;
 	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
-	/* segments */
-	bool		threaded;		/* hand segments to the sort thread */
-	int64		seg_target;		/* tuples per segment handed over */
-	int64		seg_next;		/* hand one over when ntuples gets here */
-	int			nsegs;			/* segments cut so far */
-	int64		segs[SRM_MAX_SEGS + 1];
-	int64		thread_segs;	/* statistics: segments the thread sorted */
-	int64		thread_tuples;	/* ... and their tuples */
-	/* reading the sorted load: a loser tree over the segments */
-	int64		head[SRM_MAX_SEGS]; /* each segment's next tuple */
-	SrmSegNode	tree[SRM_MAX_SEGS];
-	SrmSegNode	winner;
-	int			tree_leaves;
-	bool		ties;			/* equal keys need the full comparison */
 } SrmMemLoad;
 
 extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);

@@ -417,8 +417,6 @@ SrmSorterPerform(SrmSorter *s)
 	if (s->state == SS_INITIAL)
 	{
 		SrmMemLoadSort(&s->load);
-		/* one segment: only runs after the first are cut (runs.c) */
-		Assert(s->load.nsegs <= 1);
 		s->state = SS_SORTEDINMEM;
 	}
 	else
@@ -631,8 +629,6 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 	else
 		st->method = SRM_METHOD_STILL_RUNNING;
 	st->tuples = s->tuples;
-	st->thread_tuples = s->load.thread_tuples;
-	st->thread_segments = s->load.thread_segs;
 	st->input_bytes = s->input_bytes;
 	st->mem_peak = s->mem_peak;
 	st->mem_budget = s->budget;
@@ -681,8 +677,7 @@ trace_stats(SrmSorter *s)
 	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), left out for memory=%d, block=%dkB, "
 		 "runs=%lld, merge order=%d, passes=%d, parallel reads=%lld, nu=%.3f, "
 		 "flushes=%lld, stalls=%lld, temp written=%lldkB read=%lldkB peak=%lldkB, "
-		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, paged bookkeeping=%lldkB, "
-		 "sort thread tuples=%lld",
+		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, paged bookkeeping=%lldkB",
 		 SrmSortMethodName(st.method), (long long) st.tuples,
 		 (long long) st.input_bytes, st.ndisks, st.disk_names,
 		 st.disks_left_out, st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
@@ -691,7 +686,7 @@ trace_stats(SrmSorter *s)
 		 (long long) (st.temp_read / 1024), (long long) (st.temp_peak / 1024),
 		 st.io_wait_ms, (long long) (st.mem_peak / 1024),
 		 (long long) (st.mem_budget / 1024),
-		 (long long) ((st.meta_paged + 1023) / 1024), (long long) st.thread_tuples);
+		 (long long) ((st.meta_paged + 1023) / 1024));
 }
 
 /*

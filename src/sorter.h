@@ -57,8 +57,6 @@ typedef struct SrmSortStats
 	int			disks_left_out; /* of the partition, for too small a budget */
 	int			block_size;		/* bytes per run block actually used */
 	int64		tuples;			/* tuples put */
-	int64		thread_tuples;	/* tuples the sort thread sorted */
-	int64		thread_segments;	/* in this many segments */
 	int64		input_bytes;	/* bytes of tuples as stored in runs */
 	int64		mem_peak;		/* peak memory charged to the budget */
 	int64		mem_budget;		/* the budget in bytes */

@@ -29,7 +29,6 @@
 #include "node.h"
 #include "shmem.h"
 #include "srmsort.h"
-#include "thread.h"
 
 PG_MODULE_MAGIC;
 
@@ -46,6 +45,9 @@ int			srmsort_max_merge_order = 1024;
 int			srmsort_random_seed = -1;
 bool		srmsort_trace = false;
 bool		srmsort_create_index = true;
+bool		srmsort_debug_fail_io_uring = false;
+bool		srmsort_debug_no_slot_reuse = false;
+int			srmsort_debug_merge_pause = 0;	/* ms */
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -60,6 +62,10 @@ static const struct config_enum_entry merge_strategy_options[] = {
 };
 
 static char *srmsort_partitions_string = NULL;
+
+/* the flags of the developer options */
+#define SRM_DEBUG_GUC_FLAGS \
+	(GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_NO_RESET_ALL)
 
 static bool check_block_size(int *newval, void **extra, GucSource source);
 static bool check_partitions(char **newval, void **extra, GucSource source);
@@ -88,7 +94,11 @@ _PG_init(void)
 
 /*
  * define_settings
- *		The srmsort.* settings.
+ *		The srmsort.* settings.  The srmsort.debug_* ones are developer
+ *		options for the fault tests, like PostgreSQL's debug_* settings
+ *		superuser-only and in no sample file; besides, hidden from SHOW ALL
+ *		and pg_settings, and left alone by RESET ALL.  Reading one costs a
+ *		load, where the tests' switches used to cost a getenv().
  */
 static void
 define_settings(void)
@@ -189,20 +199,33 @@ define_settings(void)
 							   &srmsort_partitions_string, "auto", PGC_USERSET, 0,
 							   check_partitions, assign_partitions, NULL);
 
-	DefineCustomBoolVariable("srmsort.sort_thread",
-							 "Sorts runs in a second thread while the input is read.",
-							 "Applies to sorts on normalized keys, from their second run on.",
-							 &srmsort_sort_thread,
-							 false,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
 	DefineCustomBoolVariable("srmsort.trace",
 							 "Logs the facts of every srmsort sort.",
 							 NULL,
 							 &srmsort_trace, false, PGC_SUSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.debug_fail_io_uring",
+							 "Developer option: makes setting up io_uring fail, as a kernel that forbids it does.",
+							 "A backend without a ring yet then warns once and uses "
+							 "synchronous I/O.  For the fault tests.",
+							 &srmsort_debug_fail_io_uring, false, PGC_SUSET,
+							 SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.debug_no_slot_reuse",
+							 "Developer option: makes merges write to new workfile space, not to the slots their reads freed.",
+							 "A merge's writes then reach a disk that filled up after "
+							 "run formation.  For the disk-full tests.",
+							 &srmsort_debug_no_slot_reuse, false, PGC_SUSET,
+							 SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.debug_merge_pause",
+							"Developer option: makes an external sort wait this long before its intermediate merges.",
+							"The wait can be canceled; 0 means no wait.  For the "
+							"disk-full tests, which fill a disk meanwhile.",
+							&srmsort_debug_merge_pause, 0, 0, INT_MAX,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
+							NULL, NULL, NULL);
 }
 
 /*

@@ -41,4 +41,9 @@ extern PGDLLIMPORT int srmsort_random_seed;
 extern PGDLLIMPORT bool srmsort_trace;
 extern PGDLLIMPORT bool srmsort_create_index;
 
+/* developer options, for the fault tests (srmsort.debug_*) */
+extern PGDLLIMPORT bool srmsort_debug_fail_io_uring;
+extern PGDLLIMPORT bool srmsort_debug_no_slot_reuse;
+extern PGDLLIMPORT int srmsort_debug_merge_pause;
+
 #endif							/* SRMSORT_H */

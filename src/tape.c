@@ -92,10 +92,10 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	/*
 	 * A merge writes into the slots its reads free, so a disk that fills up
 	 * after run formation hardly ever fails one.  The disk-full test turns
-	 * reuse off (SRMSORT_TEST_NO_SLOT_REUSE in the postmaster's environment)
-	 * to make a merge's writes reach the full disk.
+	 * reuse off (srmsort.debug_no_slot_reuse) to make a merge's writes
+	 * reach the full disk.
 	 */
-	ts->reuse_slots = (getenv("SRMSORT_TEST_NO_SLOT_REUSE") == NULL);
+	ts->reuse_slots = !srmsort_debug_no_slot_reuse;
 	ts->meta_blocks.vfd = -1;
 	ts->meta_forecast.vfd = -1;
 	ts->meta_keys = -1;

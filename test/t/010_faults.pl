@@ -119,43 +119,16 @@ sub slow_reader
 		"no stale job after the crash restart");
 }
 
-# io_uring forbidden: one warning, synchronous I/O, correct result.
+# io_uring forbidden (srmsort.debug_fail_io_uring, as a kernel that refuses
+# it): one warning, synchronous I/O, correct result.
 {
-	$node->stop;
-	local $ENV{SRMSORT_FAIL_IO_URING} = '1';
-	$node->start;
-	my ($ret, $out, $err) = $node->psql('postgres', "$check; $check;");
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET srmsort.debug_fail_io_uring = on; $check; $check;");
 	is($out, "t\nt", "sorts work with io_uring unavailable");
 	my @warnings = ($err =~ /could not set up io_uring, using synchronous I\/O/g);
 	is(scalar(@warnings), 1, "exactly one warning per backend");
 	like($err, qr/HINT:.*io_uring_disabled/, "the warning has a hint");
 }
-$node->restart;
-
-# The sort thread cannot be created: one warning, runs sorted in the
-# backend, correct result.  (Loads must exceed 16384 tuples for the thread
-# to be asked for: 300000 rows at 4MB.)
-{
-	my $tquery = "SELECT count(*) = 300000 AND count(*) FILTER (WHERE k < pk) = 0 "
-	  . "FROM (SELECT k, lag(k) OVER () AS pk FROM (SELECT (random() * 1e12)::int8 AS k "
-	  . "FROM generate_series(1, 300000) ORDER BY 1) s) x";
-	my $tcheck = "SET work_mem = '4MB'; SET srmsort.sort_thread = on; $tquery";
-	my ($ret, $out, $err) = $node->psql('postgres', "$tcheck; $tcheck;");
-	is($out, "t\nt", "sorts work with the sort thread");
-	is($err, '', "no warning with the sort thread");
-	$node->stop;
-	local $ENV{SRMSORT_FAIL_THREAD} = '1';
-	$node->start;
-	($ret, $out, $err) = $node->psql('postgres', "$tcheck; $tcheck;");
-	is($out, "t\nt", "sorts work when the sort thread cannot start");
-	my @warnings = ($err =~ /could not start the srmsort sort thread/g);
-	is(scalar(@warnings), 1, "exactly one sort thread warning per backend");
-	like($err, qr/HINT:.*srmsort\.sort_thread/, "the sort thread warning has a hint");
-	($ret, $out, $err) = $node->psql('postgres', "SET work_mem = '4MB'; $tquery;");
-	is($out, 't', "sorts work with srmsort.sort_thread off (the default)");
-	is($err, '', "no warning with srmsort.sort_thread off");
-}
-$node->restart;
 
 # Privileges: CREATE on each tablespace is needed; an interactive SET
 # refuses a tablespace without it (as for temp_tablespaces), while at use

@@ -43,10 +43,10 @@ my ($ret, $out, $err) = $node->psql('postgres',
 like($err, qr/ERROR:  53100/, "the error is ERRCODE_DISK_FULL");
 
 # Disk full during a merge: the sort pauses between its runs and its
-# intermediate merges (SRMSORT_TEST_MERGE_PAUSE_MS) and the test fills the
+# intermediate merges (srmsort.debug_merge_pause) and the test fills the
 # small filesystem meanwhile.  A merge writes into the slots its own reads
 # free, so it often still finishes (then in the right order); with slot
-# reuse turned off (SRMSORT_TEST_NO_SLOT_REUSE) its writes always need new
+# reuse turned off (srmsort.debug_no_slot_reuse) its writes always need new
 # space and fail.
 $node->safe_psql('postgres', q{
 CREATE TABLE m AS SELECT (random() * 1e9)::int8 AS k, repeat(md5(i::text), 3) AS t
@@ -61,10 +61,12 @@ my $filler = "$small/filler";
 # return what the sort said.
 sub merge_on_full_disk
 {
-	my ($io) = @_;
+	my ($io, $reuse) = @_;
 	my $bg = $node->background_psql('postgres', on_error_stop => 0);
 	$bg->query_safe("SET client_min_messages = warning; SET work_mem = '512kB'; SET srmsort.max_merge_order = 2; "
-		  . "SET srmsort.io_method = $io; SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1';");
+		  . "SET srmsort.io_method = $io; SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1'; "
+		  . "SET srmsort.debug_merge_pause = '3s'; "
+		  . "SET srmsort.debug_no_slot_reuse = " . ($reuse ? 'off' : 'on') . ";");
 	$bg->query_until(qr/started/, "\\echo started\n$mq;\n");
 	ok( $node->poll_query_until('postgres',
 			"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'merging'"),
@@ -83,15 +85,9 @@ sub merge_on_full_disk
 
 for my $reuse (1, 0)
 {
-	$node->stop;
-	{
-		local $ENV{SRMSORT_TEST_MERGE_PAUSE_MS} = '3000';
-		local $ENV{SRMSORT_TEST_NO_SLOT_REUSE} = '1' unless $reuse;
-		$node->start;
-	}
 	for my $io ('io_uring', 'sync')
 	{
-		my ($out, $err) = merge_on_full_disk($io);
+		my ($out, $err) = merge_on_full_disk($io, $reuse);
 		if ($reuse)
 		{
 			# mostly the merges' output fits where their input was; when a
