@@ -65,7 +65,7 @@ static char *srmsort_partitions_string = NULL;
 
 /* the flags of the developer options */
 #define SRM_DEBUG_GUC_FLAGS \
-	(GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_NO_RESET_ALL)
+	(GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL)
 
 static bool check_block_size(int *newval, void **extra, GucSource source);
 static bool check_partitions(char **newval, void **extra, GucSource source);
