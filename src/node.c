@@ -165,9 +165,12 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 #else
 	/* a MinimalTuple result slot, and tell the parents so */
 	state->result = ExecInitExtraTupleSlot(estate, desc, &TTSOpsMinimalTuple);
-	node->ss.ps.resultops = &TTSOpsMinimalTuple;
-	node->ss.ps.resultopsfixed = true;
-	node->ss.ps.resultopsset = true;
+	if (node->ss.ps.ps_ProjInfo == NULL)
+	{
+		node->ss.ps.resultops = &TTSOpsMinimalTuple;
+		node->ss.ps.resultopsfixed = true;
+		node->ss.ps.resultopsset = true;
+	}
 #endif
 	(void) desc;
 }
@@ -263,6 +266,20 @@ srm_exec(CustomScanState *node)
 									  state->result, NULL);
 	else
 		(void) SrmSorterGetSlot(state->sorter, forward, state->result);
+
+	/*
+	 * A Sort's tlist may hold Consts (columns the parent does not use become
+	 * NULL constants), which we keep for EXPLAIN: then the executor has set
+	 * up a projection, and its slot is what the parents expect.
+	 */
+	if (node->ss.ps.ps_ProjInfo != NULL && !TupIsNull(state->result))
+	{
+		ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = state->result;
+		return ExecProject(node->ss.ps.ps_ProjInfo);
+	}
 	return state->result;
 }
 
