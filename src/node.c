@@ -275,9 +275,24 @@ srm_exec(CustomScanState *node)
 	if (node->ss.ps.ps_ProjInfo != NULL && !TupIsNull(state->result))
 	{
 		ExprContext *econtext = node->ss.ps.ps_ExprContext;
+		TupleTableSlot *scan = node->ss.ss_ScanTupleSlot;
 
+		/*
+		 * The projection was compiled for the scan slot's kind (virtual
+		 * before 16): lend it the result's values, without copying data.
+		 */
+		if (scan != state->result)
+		{
+			int			natts = scan->tts_tupleDescriptor->natts;
+
+			slot_getallattrs(state->result);
+			ExecClearTuple(scan);
+			memcpy(scan->tts_values, state->result->tts_values, natts * sizeof(Datum));
+			memcpy(scan->tts_isnull, state->result->tts_isnull, natts * sizeof(bool));
+			ExecStoreVirtualTuple(scan);
+		}
 		ResetExprContext(econtext);
-		econtext->ecxt_scantuple = state->result;
+		econtext->ecxt_scantuple = scan;
 		return ExecProject(node->ss.ps.ps_ProjInfo);
 	}
 	return state->result;
