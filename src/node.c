@@ -62,7 +62,6 @@ typedef struct SrmSortState
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *result;
 	/* facts of the last sort, kept for EXPLAIN ANALYZE */
-	bool		have_stats;
 	SrmSortStats stats;
 	TuplesortInstrumentation ts_stats;
 } SrmSortState;
@@ -185,7 +184,6 @@ end_sort(SrmSortState *state)
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
-		state->have_stats = true;
 		SrmSorterEnd(state->sorter);
 		state->sorter = NULL;
 		if (IsParallelWorker())
@@ -194,7 +192,6 @@ end_sort(SrmSortState *state)
 	if (state->tuplesort != NULL)
 	{
 		tuplesort_get_stats(state->tuplesort, &state->ts_stats);
-		state->have_stats = true;
 		tuplesort_end(state->tuplesort);
 		state->tuplesort = NULL;
 	}

@@ -76,7 +76,6 @@ typedef struct SrmSharedJob
 	int			pid;			/* 0 if no job */
 	int			phase;
 	int			partition;
-	int			npartitions;
 	int			ndisks;
 	int			merge_pass;
 	int64		runs;

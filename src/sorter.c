@@ -119,7 +119,7 @@ SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
 	s->est_rows = estRows;
-	s->keys = SrmKeysMakeIndex(heapRel, indexRel);
+	s->keys = SrmKeysMakeIndex(indexRel);
 	SrmMemLoadInit(&s->load, s->keys, s->budget);
 	MemoryContextSwitchTo(old);
 	return s;
