@@ -54,6 +54,7 @@
 
 #include "compat.h"
 #include "shmem.h"
+#include "sorter.h"
 
 #define SRM_SHARED_DISKS	64
 
