@@ -159,7 +159,7 @@ up_failed() {
 }
 
 do_up() {
-    local D=$1 MB=$2 DIR=$3 bps avail i img loop dev mnt rd wr
+    local D=$1 MB=$2 DIR=$3 bps probe avail i img loop dev mnt rd wr
     [[ "$D" =~ ^[0-9]+$ ]] && [ "$D" -ge 1 ] && [ "$D" -le 16 ] || die "D must be 1..16"
     [[ "$MB" =~ ^[0-9]+$ ]] || die "MBPS must be a whole number of MB/s (0: no cap)"
     [[ "$SIZE_MB" =~ ^[0-9]+$ ]] && [ "$SIZE_MB" -ge 64 ] || die "SRMDISKS_SIZE_MB must be at least 64"
@@ -168,14 +168,15 @@ do_up() {
         id -u "${SRMDISKS_OWNER%%:*}" >/dev/null 2>&1 || die "no user ${SRMDISKS_OWNER%%:*} (SRMDISKS_OWNER)"
     fi
     [ ! -e "$STATE" ] || die "disks are up already ($STATE): run $0 down first"
-    mkdir -p "$DIR"
-    avail=$(df -Pm "$DIR" | awk 'NR == 2 {print $4}')
+    probe=$DIR
+    while [ ! -d "$probe" ]; do probe=$(dirname "$probe"); done
+    avail=$(df -Pm "$probe" | awk 'NR == 2 {print $4}')
     [ "$avail" -ge $((D * SIZE_MB)) ] ||
         die "$DIR has $avail MB free, the $D images may grow to $((D * SIZE_MB)) MB (set SRMDISKS_SIZE_MB)"
     bps=$((MB * 1000000))
 
     trap up_failed EXIT
-    mkdir -p "$ROOT"
+    mkdir -p "$DIR" "$ROOT"
     : >"$STATE"
     if [ "$CG_KIND" = v2 ]; then
         grep -qw io "$CG_V2_ROOT/cgroup.subtree_control" ||
