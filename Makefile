@@ -2,6 +2,7 @@
 #
 #   make [PG_CONFIG=/path/to/pg_config] [WERROR=1]
 #   make install
+#   make installcheck        (the pg_regress tests against a prepared server: see REGRESS)
 #   test/run_tests.sh        (everything: packages, build, throwaway cluster, tests)
 
 MODULE_big = srmsort
@@ -55,7 +56,15 @@ ifeq ($(WERROR),1)
 PG_CFLAGS += -Werror
 endif
 
-REGRESS = install
+# The pg_regress tests: every sql/*.sql, in name order (00_install first).
+# "make installcheck" runs them against the running server that PGHOST,
+# PGPORT and PGUSER name (a superuser), which must be prepared as
+# test/run_tests.sh prepares its throwaway cluster: srmsort installed and in
+# shared_preload_libraries (a restart), and four tablespaces srm_d0..srm_d3
+# (CREATE TABLESPACE srm_dN LOCATION '...', ideally one per disk).  The
+# tests run in a fresh database contrib_regression.  test/run_tests.sh does
+# all of that itself and calls pg_regress with the same list.
+REGRESS = $(sort $(notdir $(basename $(wildcard $(srcdir)/sql/*.sql))))
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

@@ -9,7 +9,7 @@
 #
 # Environment: ROWS per slice (300000), SECONDS_PER_RUN (20), WORK_MEM
 # (4MB), LOADS ("2 8").  EMULATED=1 (root) puts the four disks on emulated
-# disks of MBPS (100) MB/s each (../shared/tools/emulated-disks.sh) and
+# disks of MBPS (100) MB/s each (bench/disks.sh) and
 # makes srmsort use O_DIRECT.  Results: bench/results/concurrency.md, or
 # concurrency_emulated.md.
 set -euo pipefail
@@ -23,7 +23,8 @@ MAXC=$(echo $LOADS | tr ' ' '\n' | sort -n | tail -1)
 
 EMULATED=${EMULATED:-0}
 MBPS=${MBPS:-100}
-TOOL=${SRMDISKS_TOOL:-$SRM_REPO/../shared/tools/emulated-disks.sh}
+TOOL=$SRM_REPO/bench/disks.sh
+export SRMDISKS_ROOT=${SRMDISKS_ROOT:-/tmp/srmdisks}
 DISKS=srm_d0,srm_d1,srm_d2,srm_d3
 SUFFIX=
 DIRECT=
@@ -33,8 +34,10 @@ srm_setup_tmp
 srm_build
 if [ "$EMULATED" = 1 ]; then
     [ "$(id -u)" -eq 0 ] || srm_die "EMULATED=1 needs root"
-    SRMDISKS_OWNER=postgres bash "$TOOL" up 4 "$MBPS"
+    SRMDISKS_OWNER=$SRM_USER bash "$TOOL" up 4 "$MBPS"
     trap 'srm_cluster_stop; bash "$TOOL" down --force >/dev/null 2>&1 || true' EXIT
+    # this shell, and so the server it starts, where the caps apply
+    bash "$TOOL" enter $$
     DISKS=e0,e1,e2,e3
     SUFFIX=_emulated
     DIRECT="-c srmsort.direct_io=on"
@@ -44,7 +47,7 @@ max_parallel_workers_per_gather = 0" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 if [ "$EMULATED" = 1 ]; then
     for i in 0 1 2 3; do
-        srm_psql -qc "CREATE TABLESPACE e$i LOCATION '/tmp/srmdisks/d$i'" >/dev/null
+        srm_psql -qc "CREATE TABLESPACE e$i LOCATION '$SRMDISKS_ROOT/d$i'" >/dev/null
     done
 fi
 srm_log "generating $MAXC slices of $ROWS rows"

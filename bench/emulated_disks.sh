@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/emulated_disks.sh — the parallel-disk experiment: D emulated disks
-# of a fixed bandwidth each (../shared/tools/emulated-disks.sh: loop devices
-# capped by cgroup-v1 blkio), D = 1, 2, 4, 8, comparing srmsort's SRM and DSM
+# of a fixed bandwidth each (bench/disks.sh: loop devices capped by the
+# cgroup I/O throttle), D = 1, 2, 4, 8, comparing srmsort's SRM and DSM
 # merges with PostgreSQL's own sort using the same disks as
 # temp_tablespaces.  The counterpart of the SRM paper's Tables 1-2.
 #
@@ -9,7 +9,7 @@
 # crosses the emulated disk; PostgreSQL's own sort has no such option and
 # writes through the page cache (the per-disk dirty limit makes its writes
 # feel the cap, but its reads may come from the cache: native figures are
-# flattering).  Each run starts after emulated-disks.sh dropcache.
+# flattering).  Each run starts after bench/disks.sh dropcache.
 #
 # Needs root.  Environment: D_LIST (default "1 2 4 8"), MBPS (100), ROWS
 # (5000000), WORK_MEM (4MB), REPS (1).  Results: bench/results/emulated.md
@@ -17,7 +17,8 @@
 set -euo pipefail
 . "$(dirname "$0")/../test/lib.sh"
 
-TOOL=${SRMDISKS_TOOL:-$SRM_REPO/../shared/tools/emulated-disks.sh}
+TOOL=$SRM_REPO/bench/disks.sh
+export SRMDISKS_ROOT=${SRMDISKS_ROOT:-/tmp/srmdisks}
 D_LIST=${D_LIST:-"1 2 4 8"}
 MBPS=${MBPS:-100}
 ROWS=${ROWS:-5000000}
@@ -25,20 +26,21 @@ WORK_MEM=${WORK_MEM:-4MB}
 REPS=${REPS:-1}
 D_MAX=$(echo $D_LIST | tr ' ' '\n' | sort -n | tail -1)
 
-[ "$(id -u)" -eq 0 ] || srm_die "the emulated disks need root (loop devices, blkio)"
-[ -f "$TOOL" ] || srm_die "emulated-disks.sh not found at $TOOL (set SRMDISKS_TOOL)"
+[ "$(id -u)" -eq 0 ] || srm_die "the emulated disks need root (loop devices, cgroup I/O limits)"
 
 srm_packages
 srm_bench_packages
 srm_setup_tmp
 srm_build
-SRMDISKS_OWNER=postgres bash "$TOOL" up "$D_MAX" "$MBPS"
+SRMDISKS_OWNER=$SRM_USER bash "$TOOL" up "$D_MAX" "$MBPS"
 trap 'srm_cluster_stop; bash "$TOOL" down --force >/dev/null 2>&1 || true' EXIT
+# this shell, and so the server it starts, where the caps apply
+bash "$TOOL" enter $$
 SRM_EXTRA_CONF="shared_buffers = '512MB'
 max_parallel_workers_per_gather = 0" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 for i in $(seq 0 $((D_MAX - 1))); do
-    srm_psql -qc "CREATE TABLESPACE e$i LOCATION '/tmp/srmdisks/d$i'" >/dev/null
+    srm_psql -qc "CREATE TABLESPACE e$i LOCATION '$SRMDISKS_ROOT/d$i'" >/dev/null
 done
 srm_log "generating $ROWS rows"
 srm_psql -q <<SQL >/dev/null

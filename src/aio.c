@@ -161,7 +161,6 @@ prep(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
 	else
 		set->prep_head = io;
 	set->prep_tail = io;
-	set->nprepared++;
 }
 
 void
@@ -199,19 +198,6 @@ complete(SrmIo *io, int result)
 	if (io->state == SRM_IO_INFLIGHT)
 		set->inflight--;
 	io->state = SRM_IO_DONE;
-	if (result > 0)
-	{
-		if (io->is_write)
-		{
-			set->writes++;
-			set->bytes_written += result;
-		}
-		else
-		{
-			set->reads++;
-			set->bytes_read += result;
-		}
-	}
 }
 
 /*
@@ -304,7 +290,6 @@ SrmIoSubmit(SrmIoSet *set)
 	bool		any = false;
 
 	set->prep_head = set->prep_tail = NULL;
-	set->nprepared = 0;
 	while (io != NULL)
 	{
 		SrmIo	   *next = io->next;
@@ -374,7 +359,6 @@ SrmIoSubmit(SrmIoSet *set)
 		do
 			ret = io_uring_submit(&ring);
 		while (ret == -EINTR);
-		set->submits++;
 	}
 }
 
@@ -496,18 +480,6 @@ SrmIoWait(SrmIoSet *set, SrmIo *io)
 }
 
 /*
- * SrmIoIsDone
- *		See aio.h.
- */
-bool
-SrmIoIsDone(SrmIoSet *set, SrmIo *io)
-{
-	if (io->state == SRM_IO_INFLIGHT && set->method == SRM_IO_METHOD_IO_URING)
-		reap();
-	return io->state == SRM_IO_DONE || io->state == SRM_IO_IDLE;
-}
-
-/*
  * SrmIoDrain
  *		See aio.h.  Never ERRORs, never checks for interrupts.
  */
@@ -526,7 +498,6 @@ SrmIoDrain(SrmIoSet *set)
 		io = next;
 	}
 	set->prep_head = set->prep_tail = NULL;
-	set->nprepared = 0;
 
 	if (set->method != SRM_IO_METHOD_IO_URING || !ring_ok || ring_pid != MyProcPid)
 		return;

@@ -60,7 +60,7 @@ typedef struct SrmIo
 	struct SrmIo *next;			/* prepared queue link */
 } SrmIo;
 
-/* A set of requests belonging to one sort; counters for its statistics. */
+/* A set of requests belonging to one sort, and its time spent waiting. */
 typedef struct SrmIoSet
 {
 	SrmIoMethod method;			/* method actually in use */
@@ -68,12 +68,6 @@ typedef struct SrmIoSet
 	int			inflight;		/* submitted, not yet reaped */
 	SrmIo	   *prep_head;		/* prepared, not yet submitted */
 	SrmIo	   *prep_tail;
-	int			nprepared;
-	int64		submits;		/* batches submitted */
-	int64		reads;
-	int64		writes;
-	int64		bytes_read;
-	int64		bytes_written;
 	double		wait_ms;		/* time blocked in SrmIoWait/SrmIoDrain */
 	/* called when a request completes, with its service time (never ERRORs) */
 	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
@@ -105,9 +99,6 @@ extern void SrmIoSubmit(SrmIoSet *set);
  * request is then IDLE again.  On success the request is IDLE again too.
  */
 extern void SrmIoWait(SrmIoSet *set, SrmIo *io);
-
-/* Has io completed?  Reaps completions without blocking. */
-extern bool SrmIoIsDone(SrmIoSet *set, SrmIo *io);
 
 /*
  * Wait for every request of the set, ignoring errors and interrupts.  Safe

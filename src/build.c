@@ -284,15 +284,7 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
 					INSTR_TIME_GET_DOUBLE(now)),
-			 errdetail("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, runs %lld, merge order %d, passes %d, nu %.3f, temp written %lld kB, read %lld kB, peak %lld kB, memory peak %lld kB of %lld kB, paged bookkeeping %lld kB.",
-					   SrmSortMethodName(s.method), s.ndisks, s.disk_names,
-					   s.disks_left_out, s.block_size / 1024, (long long) s.runs, s.merge_order,
-					   s.passes, s.nu, (long long) (s.temp_written / 1024),
-					   (long long) (s.temp_read / 1024),
-					   (long long) (s.temp_peak / 1024),
-					   (long long) (s.mem_peak / 1024),
-					   (long long) (s.mem_budget / 1024),
-					   (long long) ((s.meta_paged + 1023) / 1024))));
+			 errdetail_internal("%s.", SrmSortStatsText(&s))));
 }
 
 /*

@@ -288,7 +288,6 @@ SrmDiskSetOpen(int maxdisks)
 	count -= set->nleftout;
 	set->ndisks = count;
 	set->partno = partno;
-	set->nparts = nparts;
 	set->direct_io = srmsort_direct_io;
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)

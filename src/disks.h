@@ -38,18 +38,13 @@ typedef struct SrmDisk
 	int			fd;				/* stable kernel fd for I/O, -1 if closed */
 	char	   *path;			/* the workfile's path */
 	off_t		accounted;		/* size declared to fd.c so far */
-	int64		bytes_read;
-	int64		bytes_written;
-	int64		reads;
-	int64		writes;
 } SrmDisk;
 
 typedef struct SrmDiskSet
 {
 	int			ndisks;
 	int			nopen;			/* disks whose files are open */
-	int			partno;			/* partition taken, of nparts */
-	int			nparts;
+	int			partno;			/* partition taken (see SrmPartitionChoose) */
 	int			nleftout;		/* disks of the partition left out for memory */
 	bool		direct_io;
 	SrmDisk	   *disks;			/* ndisks entries */

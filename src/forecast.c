@@ -175,13 +175,3 @@ SrmForecastNext(SrmForecastHeap *fh, int *run, int64 *blockno)
 		sift_down(fh, 0);
 	return true;
 }
-
-/*
- * SrmForecastEmpty
- *		Has every block been forecast?
- */
-bool
-SrmForecastEmpty(SrmForecastHeap *fh)
-{
-	return fh->nheap == 0;
-}

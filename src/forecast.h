@@ -32,6 +32,5 @@ typedef struct SrmForecastHeap
 extern SrmForecastHeap *SrmForecastBegin(SrmTapeSet *ts, SrmKeys *keys,
 										 SrmRun **runs, int nruns);
 extern bool SrmForecastNext(SrmForecastHeap *fh, int *run, int64 *blockno);
-extern bool SrmForecastEmpty(SrmForecastHeap *fh);
 
 #endif							/* SRM_FORECAST_H */

@@ -297,7 +297,7 @@ SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey, SortSupport ssup,
  *		Sort keys for btree index tuples of indexRel: key columns, then TID.
  */
 SrmKeys *
-SrmKeysMakeIndex(Relation heapRel, Relation indexRel)
+SrmKeysMakeIndex(Relation indexRel)
 {
 	SrmKeys    *keys = palloc0(sizeof(SrmKeys));
 	BTScanInsert scankey = _bt_mkscankey(indexRel, NULL);
@@ -306,10 +306,7 @@ SrmKeysMakeIndex(Relation heapRel, Relation indexRel)
 
 	keys->kind = SRM_KEYS_INDEX;
 	keys->nkeys = nkeys;
-	keys->nindexatts = nkeys;
 	keys->tupdesc = RelationGetDescr(indexRel);
-	keys->indexRel = indexRel;
-	keys->heapRel = heapRel;
 	keys->sortKeys = palloc0(nkeys * sizeof(SortSupportData));
 	keys->abbrevNext = 10;
 

@@ -28,7 +28,6 @@ typedef struct SrmTuple
 	Datum		datum1;			/* first key: abbreviated, full or normalized */
 	bool		isnull1;
 	uint8		nrank;			/* normalized keys: NULL rank (see below) */
-	int32		src;			/* merges: the input run it came from */
 } SrmTuple;
 
 /*
@@ -79,15 +78,12 @@ typedef struct SrmKeys
 	bool		norm_uuid;		/* SRM_NORM_BYTES on a uuid (not varlena) */
 	int64		abbrevNext;		/* tuple count of the next abort check */
 	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */
-	Relation	indexRel;		/* index sorts only */
-	Relation	heapRel;
-	int			nindexatts;		/* index sorts: key attributes */
 } SrmKeys;
 
 extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
 								AttrNumber *attNums, Oid *sortOperators,
 								Oid *sortCollations, bool *nullsFirstFlags);
-extern SrmKeys *SrmKeysMakeIndex(Relation heapRel, Relation indexRel);
+extern SrmKeys *SrmKeysMakeIndex(Relation indexRel);
 
 /* One btree index key column's SortSupport, from its scan key. */
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,

@@ -147,17 +147,6 @@ struct SrmMerge
 
 static void srm_prepare_reads(SrmMerge *m);
 
-/*
- * SrmMergeMemory
- *		Bytes a merge of nruns runs with nbufs block buffers occupies.
- */
-Size
-SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
-{
-	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmBuf)) +
-		(Size) nruns * (sizeof(SrmInput) + sizeof(SrmTuple) + 4 * sizeof(SrmPlaceholder));
-}
-
 /* ---------- buffers ---------- */
 
 static SrmBuf *
@@ -828,7 +817,6 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 #endif
 	}
 	in->recs_left--;
-	t->src = r;
 	if (m->keys->norm != SRM_NORM_NONE)
 	{
 		/* the record header carries the normalized key: no deforming */

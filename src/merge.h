@@ -42,7 +42,4 @@ extern bool SrmMergeNext(SrmMerge *m, SrmTuple *out);
 /* Wait for outstanding reads and free the merge's memory. */
 extern void SrmMergeEnd(SrmMerge *m);
 
-/* Memory one merge of nruns runs with nbufs buffers needs (excl. output). */
-extern Size SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs);
-
 #endif							/* SRM_MERGE_H */

@@ -62,7 +62,6 @@ typedef struct SrmSortState
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *result;
 	/* facts of the last sort, kept for EXPLAIN ANALYZE */
-	bool		have_stats;
 	SrmSortStats stats;
 	TuplesortInstrumentation ts_stats;
 } SrmSortState;
@@ -185,7 +184,6 @@ end_sort(SrmSortState *state)
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
-		state->have_stats = true;
 		SrmSorterEnd(state->sorter);
 		state->sorter = NULL;
 		if (IsParallelWorker())
@@ -194,7 +192,6 @@ end_sort(SrmSortState *state)
 	if (state->tuplesort != NULL)
 	{
 		tuplesort_get_stats(state->tuplesort, &state->ts_stats);
-		state->have_stats = true;
 		tuplesort_end(state->tuplesort);
 		state->tuplesort = NULL;
 	}
@@ -432,6 +429,32 @@ show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
 }
 
 /*
+ * sort_method_text
+ *		TEXT format's "Sort Method" value, in core's words: "quicksort
+ *		Memory: 25kB".  Palloc'd.
+ */
+static char *
+sort_method_text(const char *method, const char *spacetype, int64 spaceKB)
+{
+	return psprintf("%s  %s: " INT64_FORMAT "kB", method, spacetype, spaceKB);
+}
+
+/*
+ * srm_space
+ *		The space a sort used, in kB, as core's Sort shows it: the peak of
+ *		its workfiles ("Disk") if it wrote any, else its memory peak
+ *		("Memory"), which *spacetype is set to.
+ */
+static int64
+srm_space(const SrmSortStats *st, const char **spacetype)
+{
+	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
+
+	*spacetype = external ? "Disk" : "Memory";
+	return (external ? st->temp_peak : st->mem_peak) / 1024;
+}
+
+/*
  * show_srm_facts
  *		The facts of srmsort's sort (ANALYZE only).
  */
@@ -439,14 +462,17 @@ static void
 show_srm_facts(SrmSortStats *st, ExplainState *es)
 {
 	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
-	int64		space = external ? st->temp_peak / 1024 : st->mem_peak / 1024;
-	const char *spacetype = external ? "Disk" : "Memory";
+	const char *spacetype;
+	int64		space = srm_space(st, &spacetype);
+	double		temp_ratio = st->input_bytes > 0 ?
+		(double) st->temp_peak / st->input_bytes : 0.0;
+	int64		paged = (st->meta_paged + 1023) / 1024;
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainPropertyText("Sort Method",
-							psprintf("%s  %s: " INT64_FORMAT "kB",
-									 SrmSortMethodName(st->method), spacetype, space),
+							sort_method_text(SrmSortMethodName(st->method),
+											 spacetype, space),
 							es);
 		if (!external)
 			return;
@@ -467,15 +493,14 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 									 "kB peak=" INT64_FORMAT "kB (%.2f x input of "
 									 INT64_FORMAT "kB)  I/O Wait: %.3f ms",
 									 st->temp_written / 1024, st->temp_read / 1024,
-									 st->temp_peak / 1024,
-									 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
+									 st->temp_peak / 1024, temp_ratio,
 									 st->input_bytes / 1024, st->io_wait_ms), es);
 		ExplainPropertyText("Memory",
 							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB%s",
 									 st->mem_peak / 1024, st->mem_budget / 1024,
 									 st->meta_paged > 0 ?
 									 psprintf("  Paged Bookkeeping: " INT64_FORMAT "kB",
-											  (st->meta_paged + 1023) / 1024) : ""), es);
+											  paged) : ""), es);
 		return;
 	}
 	ExplainPropertyText("Sort Method", SrmSortMethodName(st->method), es);
@@ -500,12 +525,9 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 	ExplainPropertyInteger("Temp Read", "kB", st->temp_read / 1024, es);
 	ExplainPropertyInteger("Peak Temp", "kB", st->temp_peak / 1024, es);
 	ExplainPropertyInteger("Input", "kB", st->input_bytes / 1024, es);
-	ExplainPropertyFloat("Peak Temp Ratio", NULL,
-						 st->input_bytes > 0 ? (double) st->temp_peak / st->input_bytes : 0.0,
-						 2, es);
+	ExplainPropertyFloat("Peak Temp Ratio", NULL, temp_ratio, 2, es);
 	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
-	ExplainPropertyInteger("Paged Bookkeeping", "kB",
-						   (st->meta_paged + 1023) / 1024, es);
+	ExplainPropertyInteger("Paged Bookkeeping", "kB", paged, es);
 }
 
 /*
@@ -521,8 +543,7 @@ show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyText("Sort Method",
-							psprintf("%s  %s: " INT64_FORMAT "kB", method, spacetype,
-									 ts->spaceUsed), es);
+							sort_method_text(method, spacetype, ts->spaceUsed), es);
 	else
 	{
 		ExplainPropertyText("Sort Method", method, es);
@@ -556,11 +577,13 @@ show_worker_facts(SrmSortState *state, ExplainState *es)
 
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
+			const char *spacetype;
+			int64		space = srm_space(st, &spacetype);
+
 			ExplainPropertyText(psprintf("Worker %d", wn[i]),
-								psprintf("Sort Method: %s  %s: " INT64_FORMAT "kB%s",
-										 SrmSortMethodName(st->method),
-										 external ? "Disk" : "Memory",
-										 (external ? st->temp_peak : st->mem_peak) / 1024,
+								psprintf("Sort Method: %s%s",
+										 sort_method_text(SrmSortMethodName(st->method),
+														  spacetype, space),
 										 external ?
 										 psprintf("  Runs: " INT64_FORMAT "  Passes: %d  Nu: %.3f",
 												  st->runs, st->passes, st->nu) : ""),

@@ -263,7 +263,6 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple)
 
 	Assert(load->ntuples < load->maxtuples);
 	t->tuple = tuple;
-	t->src = 0;
 	SrmKeysSetDatum1(load->keys, t, true);
 	load->ntuples++;
 }

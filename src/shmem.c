@@ -54,6 +54,7 @@
 
 #include "compat.h"
 #include "shmem.h"
+#include "sorter.h"
 
 #define SRM_SHARED_DISKS	64
 
@@ -76,7 +77,6 @@ typedef struct SrmSharedJob
 	int			pid;			/* 0 if no job */
 	int			phase;
 	int			partition;
-	int			npartitions;
 	int			ndisks;
 	int			merge_pass;
 	int64		runs;

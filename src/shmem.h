@@ -11,7 +11,8 @@
 #ifndef SRM_SHMEM_H
 #define SRM_SHMEM_H
 
-#include "sorter.h"
+/* the facts of a sort (sorter.h); only pointers to them here */
+struct SrmSortStats;
 
 typedef enum SrmJobPhase
 {
@@ -54,9 +55,10 @@ extern void SrmJobCountDone(int disk, int64 bytes, double ms);	/* never ERRORs *
  * facts of its sort for plan node id; the leader clears its old ones when
  * the node starts and collects them (once) when it explains.
  */
-extern void SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st);
+extern void SrmWorkerStatsPublish(int plan_node_id,
+								  const struct SrmSortStats *st);
 extern void SrmWorkerStatsClear(int plan_node_id);
-extern int	SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out,
+extern int	SrmWorkerStatsCollect(int plan_node_id, struct SrmSortStats *out,
 								  int *workers, int max);
 
 #endif							/* SRM_SHMEM_H */

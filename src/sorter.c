@@ -119,7 +119,7 @@ SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
 	s->est_rows = estRows;
-	s->keys = SrmKeysMakeIndex(heapRel, indexRel);
+	s->keys = SrmKeysMakeIndex(indexRel);
 	SrmMemLoadInit(&s->load, s->keys, s->budget);
 	MemoryContextSwitchTo(old);
 	return s;
@@ -665,6 +665,31 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 }
 
 /*
+ * SrmSortStatsText
+ *		See sorter.h.
+ */
+char *
+SrmSortStatsText(const SrmSortStats *st)
+{
+	return psprintf("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, "
+					"runs %lld, merge order %d, passes %d, nu %.3f, parallel reads %lld, "
+					"flushes %lld, stalls %lld, temp written %lld kB, read %lld kB, "
+					"peak %lld kB, I/O wait %.1f ms, memory peak %lld kB of %lld kB, "
+					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes",
+					SrmSortMethodName(st->method), st->ndisks, st->disk_names,
+					st->disks_left_out, st->block_size / 1024,
+					(long long) st->runs, st->merge_order, st->passes, st->nu,
+					(long long) st->parallel_reads, (long long) st->flushes,
+					(long long) st->stalls, (long long) (st->temp_written / 1024),
+					(long long) (st->temp_read / 1024),
+					(long long) (st->temp_peak / 1024), st->io_wait_ms,
+					(long long) (st->mem_peak / 1024),
+					(long long) (st->mem_budget / 1024),
+					(long long) ((st->meta_paged + 1023) / 1024),
+					(long long) st->tuples, (long long) st->input_bytes);
+}
+
+/*
  * trace_stats
  *		Log the facts of the sort (srmsort.trace).
  */
@@ -674,19 +699,9 @@ trace_stats(SrmSorter *s)
 	SrmSortStats st;
 
 	SrmSorterGetStats(s, &st);
-	elog(LOG, "srmsort: %s, %lld tuples, %lld bytes, disks=%d (%s), left out for memory=%d, block=%dkB, "
-		 "runs=%lld, merge order=%d, passes=%d, parallel reads=%lld, nu=%.3f, "
-		 "flushes=%lld, stalls=%lld, temp written=%lldkB read=%lldkB peak=%lldkB, "
-		 "I/O wait=%.1fms, memory peak=%lldkB of %lldkB, paged bookkeeping=%lldkB",
-		 SrmSortMethodName(st.method), (long long) st.tuples,
-		 (long long) st.input_bytes, st.ndisks, st.disk_names,
-		 st.disks_left_out, st.block_size / 1024, (long long) st.runs, st.merge_order, st.passes,
-		 (long long) st.parallel_reads, st.nu, (long long) st.flushes,
-		 (long long) st.stalls, (long long) (st.temp_written / 1024),
-		 (long long) (st.temp_read / 1024), (long long) (st.temp_peak / 1024),
-		 st.io_wait_ms, (long long) (st.mem_peak / 1024),
-		 (long long) (st.mem_budget / 1024),
-		 (long long) ((st.meta_paged + 1023) / 1024));
+	ereport(LOG,
+			(errmsg("srmsort: sorted %lld tuples", (long long) st.tuples),
+			 errdetail_internal("%s.", SrmSortStatsText(&st))));
 }
 
 /*

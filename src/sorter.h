@@ -128,6 +128,13 @@ extern void SrmSorterRestorePos(SrmSorter *sorter);
 extern void SrmSorterGetStats(SrmSorter *sorter, SrmSortStats *stats);
 extern const char *SrmSortMethodName(SrmSortMethod method);
 
+/*
+ * The facts of a sort as one line for the server log ("Sort method ...,
+ * disks ..., ..."; no final period), palloc'd in the current context: the
+ * srmsort.trace line's and the index build's DETAIL.
+ */
+extern char *SrmSortStatsText(const SrmSortStats *st);
+
 /* Release everything; the sorter pointer is invalid afterwards. */
 extern void SrmSorterEnd(SrmSorter *sorter);
 

@@ -458,8 +458,6 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 	SrmIoPrepRead(ts->io, io, disk->fd, disk->path, buf, ts->block_size,
 				  (off_t) ref->slot * ts->block_size);
 	io->tag = d;
-	disk->reads++;
-	disk->bytes_read += ts->block_size;
 	SrmJobCountIO(d, false, ts->block_size);
 	ts->blocks_read++;
 	pgBufferUsage.temp_blks_read += ts->block_size / BLCKSZ;
@@ -679,8 +677,6 @@ write_block(SrmRunWriter *w)
 	w->ios[w->cur].tag = d;
 	SrmIoSubmit(ts->io);
 
-	disk->writes++;
-	disk->bytes_written += ts->block_size;
 	SrmJobCountIO(d, true, ts->block_size);
 	ts->blocks_written++;
 	run->nbytes += ts->block_size;
