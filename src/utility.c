@@ -90,6 +90,7 @@ static void srm_object_access(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 static void srm_relcache_callback(Datum arg, Oid relid);
 static SrmArmKind statement_kind(Node *parsetree);
+static void remember_oid(List **set, Oid oid);
 static void disarm(void);
 
 /*
@@ -159,6 +160,20 @@ statement_kind(Node *parsetree)
 }
 
 /*
+ * remember_oid
+ *		Add oid to one of the armed statement's sets (in TopMemoryContext,
+ *		where they live until disarm).
+ */
+static void
+remember_oid(List **set, Oid oid)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	*set = list_append_unique_oid(*set, oid);
+	MemoryContextSwitchTo(old);
+}
+
+/*
  * disarm
  *		Forget the armed statement; never ERRORs (used in PG_FINALLY).
  */
@@ -222,12 +237,7 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access(access, classId, objectId, subId, arg);
 	if (arm_kind == SRM_ARM_CREATE && access == OAT_POST_CREATE &&
 		classId == RelationRelationId && subId == 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		arm_created = lappend_oid(arm_created, objectId);
-		MemoryContextSwitchTo(old);
-	}
+		remember_oid(&arm_created, objectId);
 }
 
 /*
@@ -267,13 +277,7 @@ srm_relcache_callback(Datum arg, Oid relid)
 		index->rd_rel->relam == BTREE_AM_OID && index->rd_indam != NULL)
 	{
 		index->rd_indam->ambuild = SrmBtBuild;
-		if (!list_member_oid(arm_swapped, relid))
-		{
-			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-			arm_swapped = lappend_oid(arm_swapped, relid);
-			MemoryContextSwitchTo(old);
-		}
+		remember_oid(&arm_swapped, relid);
 	}
 	RelationClose(index);
 }
@@ -287,12 +291,8 @@ srm_relcache_callback(Datum arg, Oid relid)
 bool
 SrmBuildClaim(Oid indexOid)
 {
-	MemoryContext old;
-
 	if (arm_kind == SRM_ARM_NONE || !list_member_oid(arm_swapped, indexOid))
 		return false;
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	arm_started = lappend_oid(arm_started, indexOid);
-	MemoryContextSwitchTo(old);
+	remember_oid(&arm_started, indexOid);
 	return true;
 }
