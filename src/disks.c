@@ -76,6 +76,39 @@ may_create_in(Oid spc)
 	return aclresult == ACLCHECK_OK;
 }
 
+/* why a tablespace named in srmsort.tablespaces cannot be a disk */
+typedef enum SrmSpcProblem
+{
+	SRM_SPC_OK = 0,
+	SRM_SPC_MISSING,
+	SRM_SPC_GLOBAL,
+	SRM_SPC_TWICE,
+	SRM_SPC_NO_CREATE
+} SrmSpcProblem;
+
+/*
+ * spc_problem
+ *		Can tablespace spc (InvalidOid: the name did not resolve) be a disk
+ *		beside the ntaken already taken?  One rule for SET (which refuses)
+ *		and for use (which skips).
+ */
+static SrmSpcProblem
+spc_problem(Oid spc, const Oid *taken, int ntaken)
+{
+	int			i;
+
+	if (!OidIsValid(spc))
+		return SRM_SPC_MISSING;
+	if (spc == GLOBALTABLESPACE_OID)
+		return SRM_SPC_GLOBAL;
+	for (i = 0; i < ntaken; i++)
+		if (taken[i] == spc)
+			return SRM_SPC_TWICE;
+	if (!may_create_in(spc))
+		return SRM_SPC_NO_CREATE;
+	return SRM_SPC_OK;
+}
+
 /*
  * resolve_named
  *		Resolve the names of srmsort.tablespaces into oids[]/names[].  As
@@ -100,20 +133,16 @@ resolve_named(Oid *oids, char names[][NAMEDATALEN])
 	{
 		char	   *name = (char *) lfirst(lc);
 		Oid			spc = get_tablespace_oid(name, true);
-		const char *why = NULL;
-		int			i;
+		static const char *const whys[] = {
+			[SRM_SPC_MISSING] = "does not exist",
+			[SRM_SPC_GLOBAL] = "cannot hold workfiles",
+			[SRM_SPC_TWICE] = "is listed twice",
+			[SRM_SPC_NO_CREATE] = "is not open to the current user for CREATE"
+		};
+		SrmSpcProblem problem = spc_problem(spc, oids, n);
+		const char *why = problem != SRM_SPC_OK ? whys[problem] :
+			n >= SRM_MAX_DISKS ? "is beyond the number of disks srmsort uses" : NULL;
 
-		if (!OidIsValid(spc))
-			why = "does not exist";
-		else if (spc == GLOBALTABLESPACE_OID)
-			why = "cannot hold workfiles";
-		else if (!may_create_in(spc))
-			why = "is not open to the current user for CREATE";
-		else if (n >= SRM_MAX_DISKS)
-			why = "is beyond the number of disks srmsort uses";
-		for (i = 0; i < n && why == NULL; i++)
-			if (oids[i] == spc)
-				why = "is listed twice";
 		if (why != NULL)
 		{
 			ereport(DEBUG1,
@@ -373,7 +402,8 @@ SrmCheckTablespaces(char **newval, void **extra, GucSource source)
 	char	   *raw = pstrdup(*newval);
 	List	   *list;
 	ListCell   *lc;
-	List	   *seen = NIL;
+	Oid			seen[SRM_MAX_DISKS];
+	int			nseen = 0;
 
 	if (!SplitIdentifierString(raw, ',', &list))
 	{
@@ -390,31 +420,28 @@ SrmCheckTablespaces(char **newval, void **extra, GucSource source)
 			char	   *name = (char *) lfirst(lc);
 			Oid			spc = get_tablespace_oid(name, true);
 
-			if (!OidIsValid(spc))
+			switch (spc_problem(spc, seen, nseen))
 			{
-				GUC_check_errdetail("Tablespace \"%s\" does not exist.", name);
-				return false;
+				case SRM_SPC_OK:
+					break;
+				case SRM_SPC_MISSING:
+					GUC_check_errdetail("Tablespace \"%s\" does not exist.", name);
+					return false;
+				case SRM_SPC_GLOBAL:
+					GUC_check_errdetail("Tablespace \"%s\" cannot hold workfiles.", name);
+					return false;
+				case SRM_SPC_TWICE:
+					GUC_check_errdetail("Tablespace \"%s\" is listed twice.", name);
+					return false;
+				case SRM_SPC_NO_CREATE:
+					GUC_check_errdetail("Permission denied to create files in tablespace \"%s\".",
+										name);
+					return false;
 			}
-			if (spc == GLOBALTABLESPACE_OID)
-			{
-				GUC_check_errdetail("Tablespace \"%s\" cannot hold workfiles.", name);
-				return false;
-			}
-			if (list_member_oid(seen, spc))
-			{
-				GUC_check_errdetail("Tablespace \"%s\" is listed twice.", name);
-				return false;
-			}
-			if (!may_create_in(spc))
-			{
-				GUC_check_errdetail("Permission denied to create files in tablespace \"%s\".",
-									name);
-				return false;
-			}
-			seen = lappend_oid(seen, spc);
+			if (nseen < SRM_MAX_DISKS)
+				seen[nseen++] = spc;
 		}
 	}
-	list_free(seen);
 	list_free(list);
 	pfree(raw);
 	return true;
