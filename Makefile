@@ -18,6 +18,7 @@ OBJS = \
 	src/node.o \
 	src/plan.o \
 	src/radix.o \
+	src/record.o \
 	src/runmeta.o \
 	src/runs.o \
 	src/scan.o \

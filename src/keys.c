@@ -496,6 +496,21 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 }
 
 /*
+ * SrmKeysNormalizeBytes
+ *		The normalized first key of a SRM_NORM_BYTES value whose bytes are
+ *		p[0..len) (a varlena's data, read wherever it lies).
+ */
+void
+SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p, Size len,
+					  uint64 *key, uint8 *nrank)
+{
+	uint64		u = bytes_norm(p, len);
+
+	*nrank = SRM_NRANK_VALUE;
+	*key = keys->norm_desc ? ~u : u;
+}
+
+/*
  * SrmKeysSetDatum1
  *		Fill t->datum1/isnull1 from t->tuple.  The datum points into the tuple
  *		for by-reference types, so it lives as long as the tuple does.

@@ -114,6 +114,10 @@ extern int	SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
 extern void SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull,
 							 uint64 *key, uint8 *nrank);
 
+/* The same for a SRM_NORM_BYTES value given as its bytes. */
+extern void SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p,
+								  Size len, uint64 *key, uint8 *nrank);
+
 /* Compare two tuples with normalized first keys. */
 static inline int
 SrmCompareNorm(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)

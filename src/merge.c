@@ -39,6 +39,12 @@
  * Records too large for a block (BIG + CONT blocks) are read into a
  * separate buffer, continuation blocks synchronously.
  *
+ * Records are read in place for their normalized keys (record.c); an
+ * input's current tuple is rebuilt into one of its two tuple buffers only
+ * when needed: to break a tie, for the caller of SrmMergeNext, or at once
+ * when the sort has no normalized keys.  SrmMergeNextRecord hands out the
+ * record itself, for an intermediate merge to copy as it is.
+ *
  * A leading block is released (its disk slot freed for reuse by later
  * writes) as soon as it is in memory for good; its buffer is recycled only
  * at the next call, because the tuple returned last may point into it.
@@ -94,7 +100,11 @@ typedef struct SrmInput
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
 	char	   *big_in_heap;	/* BIG record now in the main merge */
-	SrmRecordHeader big_hdr;	/* its record header */
+	const char *cur_rec;		/* the record of the current tuple */
+	Size		cur_reclen;
+	char	   *tbuf[2];		/* tuple buffers, used in turn */
+	Size		tcap[2];
+	int			tnext;			/* the one to use next */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
 	/* DSM only */
 	SrmBuf	  **super[2];		/* two superblocks of D buffers */
@@ -142,6 +152,7 @@ struct SrmMerge
 	bool	   *done;
 	int		   *tree;
 	SrmLoser   *ltree;			/* normalized keys: the tree with keys inline */
+	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };
 
@@ -373,7 +384,6 @@ read_big(SrmMerge *m, SrmInput *in)
 {
 	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
 
-	in->big_hdr = *(SrmRecordHeader *) (in->leading->data + SRM_BLOCK_HDRSZ);
 	in->big = SrmTapeReadBig(m->ts, in->run, in->leading->data, &m->scratch,
 							 m->cxt, true);
 	m->counters->blocks_consumed += hdr->ncont;
@@ -590,6 +600,41 @@ dsm_next_block(SrmMerge *m, int r)
 /* ---------- the main merge: a loser tree ---------- */
 
 /*
+ * materialize
+ *		Rebuild input r's current tuple (if not done yet) into the tuple
+ *		buffer not holding the one before it, which the caller may still
+ *		use.  A buffer grown for a BIG record shrinks again.
+ */
+static void
+materialize(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	Size		len;
+	Size		bs = m->ts->block_size;
+	int			f;
+
+	if (m->cur[r].tuple != NULL)
+		return;
+	len = SrmRecTupleLen(m->ts->fmt, in->cur_rec);
+	f = in->tnext;
+	in->tnext ^= 1;
+	if (in->tcap[f] < len || (in->tcap[f] > bs && len <= bs))
+	{
+		Size		cap = 64;
+
+		while (cap < len && cap <= bs)
+			cap *= 2;
+		cap = Max(cap, len);
+		if (in->tbuf[f] != NULL)
+			pfree(in->tbuf[f]);
+		in->tbuf[f] = MemoryContextAllocHuge(m->cxt, cap);
+		in->tcap[f] = cap;
+	}
+	SrmRecMaterialize(m->ts->fmt, in->cur_rec, in->tbuf[f]);
+	m->cur[r].tuple = in->tbuf[f];
+}
+
+/*
  * With normalized keys each node of the tree holds its loser's key and NULL
  * rank next to the input number, so replaying a path compares registers
  * with one node after another instead of chasing input numbers to tuples
@@ -613,11 +658,13 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 		return a->rank < b->rank;
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (a->rank != SRM_RANK_DONE)
+	if (a->rank != SRM_RANK_DONE && m->ties)
 	{
-		int			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx],
-											 m->keys);
+		int			cmp;
 
+		materialize(m, a->idx);
+		materialize(m, b->idx);
+		cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
 		if (cmp != 0)
 			return cmp < 0;
 	}
@@ -794,16 +841,16 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 	}
 	if (in->big != NULL && in->rec == in->big)
 	{
-		t->tuple = in->big;
+		in->cur_rec = in->big;
+		in->cur_reclen = SrmRecSize(in->big);
 		in->big_in_heap = in->big;
 		in->big = NULL;
 	}
 	else
 	{
-		SrmRecordHeader *rh = (SrmRecordHeader *) in->rec;
-
-		t->tuple = in->rec + SRM_RECORD_HDRSZ;
-		in->rec += SRM_RECORD_SIZE(rh->len);
+		in->cur_rec = in->rec;
+		in->cur_reclen = SrmRecSize(in->rec);
+		in->rec += in->cur_reclen;
 
 		/*
 		 * The input's next record is needed when this one has been output,
@@ -817,19 +864,22 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 #endif
 	}
 	in->recs_left--;
+	t->tuple = NULL;
 	if (m->keys->norm != SRM_NORM_NONE)
 	{
-		/* the record header carries the normalized key: no deforming */
-		SrmRecordHeader *rh = (SrmRecordHeader *) ((char *) t->tuple - SRM_RECORD_HDRSZ);
+		/* the record gives the normalized key: no tuple, no deforming */
+		uint64		key;
 
-		if (t->tuple == in->big_in_heap)
-			rh = &in->big_hdr;
-		t->datum1 = (Datum) rh->key;
-		t->nrank = rh->nrank;
-		t->isnull1 = (rh->nrank != SRM_NRANK_VALUE);
+		SrmRecKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
+		t->datum1 = (Datum) key;
+		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
 	}
 	else
+	{
+		Assert(t == &m->cur[r]);
+		materialize(m, r);
 		SrmKeysSetDatum1(m->keys, t, false);
+	}
 	return true;
 }
 
@@ -865,6 +915,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
+	m->ties = !(keys->norm_exhaustive && keys->nkeys == 1 &&
+				keys->kind != SRM_KEYS_INDEX);
 	if (keys->norm != SRM_NORM_NONE)
 		m->ltree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	else
@@ -963,13 +1015,12 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 }
 
 /*
- * SrmMergeNext
- *		Step 11: the next item of the merge.  Pauses for the next
- *		Parallel_Read (steps 12, 6-9) when the marked block begins to
- *		participate.
+ * merge_winner
+ *		Start a step of the merge: recycle what the previous call handed
+ *		out and find the input whose tuple is next; false at the end.
  */
-bool
-SrmMergeNext(SrmMerge *m, SrmTuple *out)
+static bool
+merge_winner(SrmMerge *m, int *winner)
 {
 	int			r;
 
@@ -996,12 +1047,25 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		return false;
 
 	r = m->ltree ? m->ltree[0].idx : m->tree[0];
-	*out = m->cur[r];
-	if (m->inputs[r].big_in_heap == out->tuple)
+	if (m->inputs[r].big_in_heap != NULL &&
+		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
 	{
 		m->release_big = m->inputs[r].big_in_heap;
 		m->inputs[r].big_in_heap = NULL;
 	}
+	*winner = r;
+	return true;
+}
+
+/*
+ * merge_advance
+ *		Finish a step: the winner r's next tuple replaces the one handed
+ *		out.  Pauses for the next Parallel_Read (steps 12, 6-9) when the
+ *		marked block begins to participate.
+ */
+static void
+merge_advance(SrmMerge *m, int r)
+{
 	if (!input_head(m, r, &m->cur[r]))
 	{
 		m->done[r] = true;
@@ -1018,6 +1082,44 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		m->marked = m->next_marked;
 		srm_prepare_reads(m);
 	}
+}
+
+/*
+ * SrmMergeNext
+ *		Step 11: the next item of the merge, its tuple valid until the next
+ *		call.
+ */
+bool
+SrmMergeNext(SrmMerge *m, SrmTuple *out)
+{
+	int			r;
+
+	if (!merge_winner(m, &r))
+		return false;
+	materialize(m, r);
+	*out = m->cur[r];
+	merge_advance(m, r);
+	return true;
+}
+
+/*
+ * SrmMergeNextRecord
+ *		As SrmMergeNext, but hand out the item's record (reclen bytes, valid
+ *		until the next call) and its normalized first key, if any.
+ */
+bool
+SrmMergeNextRecord(SrmMerge *m, const char **rec, Size *reclen, uint64 *key,
+				   uint8 *nrank)
+{
+	int			r;
+
+	if (!merge_winner(m, &r))
+		return false;
+	*rec = m->inputs[r].cur_rec;
+	*reclen = m->inputs[r].cur_reclen;
+	*key = (uint64) m->cur[r].datum1;
+	*nrank = m->cur[r].nrank;
+	merge_advance(m, r);
 	return true;
 }
 

@@ -138,7 +138,8 @@ SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 	/* without an estimate, or with a small one, expect a large input */
 	rows = s->est_rows > 0 ? s->est_rows : s->est_input / (avglen + 8.0);
 	rows = Max(rows, first * (rows > 0 ? 2 : 64));
-	run_bytes = rows * (SRM_RECORD_HDRSZ + MAXALIGN(avglen));
+	/* a record is about as long as its tuple (record.c) */
+	run_bytes = rows * avglen;
 
 	/*
 	 * Fewest passes for the expected number of runs first; among equals,
@@ -250,7 +251,10 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	SrmRun	   *out;
 	SrmRunWriter *w;
 	SrmMerge   *m;
-	SrmTuple	t;
+	const char *rec;
+	Size		reclen;
+	uint64		key;
+	uint8		nrank;
 	int			i;
 	Size		expect = 0;
 
@@ -263,9 +267,8 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
 	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
-	while (SrmMergeNext(m, &t))
-		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple),
-						(uint64) t.datum1, t.nrank);
+	while (SrmMergeNextRecord(m, &rec, &reclen, &key, &nrank))
+		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
 	SrmRunWriterEnd(w);
 	SrmMergeEnd(m);
 

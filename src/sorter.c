@@ -146,9 +146,9 @@ go_external(SrmSorter *s)
 	SrmKeysKey0Type(s->keys, &byval, &typlen);
 	/* the disk count is needed for the block size: open with a probe size */
 	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
+	SrmRecFormatInit(&s->fmt, s->keys);
 	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
-							 SrmKeysGetKey0, s->keys);
-	s->ts->normalized = (s->keys->norm != SRM_NORM_NONE);
+							 SrmKeysGetKey0, s->keys, &s->fmt);
 	D = s->ts->ndisks;
 	{
 		Oid			spcs[SRM_MAX_DISKS];

@@ -39,6 +39,7 @@ struct SrmSorter
 	SrmSortState state;
 	bool		dsm;
 	SrmMemLoad	load;
+	SrmRecFormat fmt;			/* records of runs */
 
 	/* external sorts */
 	SrmTapeSet *ts;
