@@ -340,7 +340,11 @@ get_heap_attr(SrmKeys *keys, const void *tuple, AttrNumber attno, bool *isnull)
 {
 	HeapTupleData htup;
 
-	htup.t_len = ((const MinimalTupleData *) tuple)->t_len + MINIMAL_TUPLE_OFFSET;
+	/*
+	 * Deforming user attributes reads nothing before t_infomask2; the
+	 * memory load keeps no t_len (runs.c).
+	 */
+	htup.t_len = 0;
 	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
 	return heap_getattr(&htup, attno, keys->tupdesc, isnull);
 }

@@ -266,18 +266,19 @@ static void
 make_room(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
+	Size		space = SrmMemLoadSpace(load, len);
 
 	if (load->ntuples >= load->maxtuples &&
 		!SrmMemLoadGrow(load, s->budget, SrmSorterMemUsed(s)))
 		dump_run(s);
-	if (MAXALIGN(len) > load->arena_left)
+	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
 		Size		used = SrmSorterMemUsed(s);
 		Size		room = used < s->budget ? s->budget - used : 0;
 
 		if (load->ntuples > 0 &&
-			room < Max(MAXALIGN(len), Min(load->chunk_size, 8192)))
+			room < Max(space + SRM_ARENA_SKIP, Min(load->chunk_size, 8192)))
 			dump_run(s);
 		else if (load->ntuples > 0 && room < load->chunk_size)
 			load->chunk_cap = room;
@@ -293,7 +294,7 @@ added(SrmSorter *s, void *copy, Size len)
 {
 	SrmMemLoad *load = &s->load;
 
-	SrmMemLoadAdd(load, copy);
+	SrmMemLoadAdd(load, copy, len);
 	if (s->state == SS_INITIAL)
 		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
 	s->tuples++;
@@ -304,16 +305,18 @@ added(SrmSorter *s, void *copy, Size len)
 
 /*
  * put_tuple
- *		Copy a tuple of len bytes into the load.
+ *		Copy a tuple of len bytes into the load (a heap tuple without the
+ *		bytes the arena does not keep).
  */
 static void
 put_tuple(SrmSorter *s, const void *tuple, Size len)
 {
-	void	   *copy;
+	char	   *copy;
+	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
 
 	make_room(s, len);
 	copy = SrmMemLoadAlloc(&s->load, len);
-	memcpy(copy, tuple, len);
+	memcpy(copy + skip, (const char *) tuple + skip, len - skip);
 	added(s, copy, len);
 }
 
@@ -334,8 +337,9 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
-		memcpy(mt, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-		mt->t_len = len;
+		memcpy((char *) mt + SRM_ARENA_SKIP,
+			   (char *) htup->t_data + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
+			   len - SRM_ARENA_SKIP);
 		if (shouldFree)
 			heap_freetuple(htup);
 		added(s, mt, len);
@@ -363,8 +367,7 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
 		/* alignment padding must be zero: deforming tells pad from data by it */
-		memset(mt, 0, len);
-		mt->t_len = len;
+		memset((char *) mt + SRM_ARENA_SKIP, 0, len - SRM_ARENA_SKIP);
 		HeapTupleHeaderSetNatts(mt, desc->natts);
 		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
@@ -454,7 +457,7 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
 		 */
 		if (forward && pos + SRM_FETCH_AHEAD < s->load.ntuples)
 			__builtin_prefetch(s->load.tuples[pos + SRM_FETCH_AHEAD].tuple);
-		return s->load.tuples[pos].tuple;
+		return SrmMemLoadGet(&s->load, pos);
 	}
 	return SrmScanGet(s->scan, pos, forward);
 }
