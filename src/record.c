@@ -95,19 +95,18 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 }
 
 /*
- * derive_key
- *		The normalized first key of a tuple from its column: hdr points at
- *		a heap tuple's t_infomask2 (or at an IndexTuple), data at its data.
- *		False if the key cannot be had this way.
+ * locate_key
+ *		Where the first key of a tuple lies, if the record can do without
+ *		it: hdr points at a heap tuple's t_infomask2 (or at an IndexTuple),
+ *		data at its data.  *p is the column's first byte, or NULL if the key
+ *		is NULL.  False if the key cannot be had from the column.
  */
 static bool
-derive_key(SrmRecFormat *fmt, const char *hdr, const char *data,
-		   uint64 *key, uint8 *nrank)
+locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
+		   const char **p)
 {
-	SrmKeys    *keys = fmt->keys;
 	const bits8 *bits = NULL;
-	const char *p;
-	Datum		d;
+	const char *v;
 	int			i;
 
 	if (!fmt->derive)
@@ -137,7 +136,7 @@ derive_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 	{
 		if (att_isnull(fmt->key_att, bits))
 		{
-			SrmKeysNormalize(keys, (Datum) 0, true, key, nrank);
+			*p = NULL;
 			return true;
 		}
 		/* a NULL before the key moves it */
@@ -145,33 +144,64 @@ derive_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 			if (att_isnull(i, bits))
 				return false;
 	}
-
-	if (fmt->key_len == -1)
+	if (fmt->key_len != -1)
 	{
-		uint32		len;
-
-		/* a varlena begins at once if its first byte is not a pad byte */
-		p = data + fmt->key_end;
-		if (!VARATT_NOT_PAD_BYTE(p))
-			p = data + fmt->key_off;
-		if (VARATT_IS_1B(p))
-		{
-			if (VARATT_IS_1B_E(p))
-				return false;
-			SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ_SHORT,
-								  VARSIZE_1B(p) - VARHDRSZ_SHORT, key, nrank);
-			return true;
-		}
-		memcpy(&len, p, sizeof(len));
-		/* 4-byte header: uncompressed values only */
-		if (!VARATT_IS_4B_U(&len))
-			return false;
-		SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ,
-							  VARSIZE_4B(&len) - VARHDRSZ, key, nrank);
+		*p = data + fmt->key_off;
 		return true;
 	}
 
-	p = data + fmt->key_off;
+	/* a varlena begins at once if its first byte is not a pad byte */
+	v = data + fmt->key_end;
+	if (!VARATT_NOT_PAD_BYTE(v))
+		v = data + fmt->key_off;
+	if (VARATT_IS_1B(v))
+	{
+		if (VARATT_IS_1B_E(v))
+			return false;
+	}
+	else
+	{
+		uint32		h;
+
+		/* 4-byte header: uncompressed values only */
+		memcpy(&h, v, sizeof(h));
+		if (!VARATT_IS_4B_U(&h))
+			return false;
+	}
+	*p = v;
+	return true;
+}
+
+/*
+ * key_at
+ *		The normalized first key of the column at p (see locate_key).
+ */
+static void
+key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
+{
+	SrmKeys    *keys = fmt->keys;
+	Datum		d;
+
+	if (p == NULL)
+	{
+		SrmKeysNormalize(keys, (Datum) 0, true, key, nrank);
+		return;
+	}
+	if (fmt->key_len == -1)
+	{
+		uint32		h;
+
+		if (VARATT_IS_1B(p))
+		{
+			SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ_SHORT,
+								  VARSIZE_1B(p) - VARHDRSZ_SHORT, key, nrank);
+			return;
+		}
+		memcpy(&h, p, sizeof(h));
+		SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ,
+							  VARSIZE_4B(&h) - VARHDRSZ, key, nrank);
+		return;
+	}
 	if (!fmt->key_byval)
 		d = PointerGetDatum(p);		/* uuid: read bytewise */
 	else
@@ -206,7 +236,6 @@ derive_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 				}
 		}
 	SrmKeysNormalize(keys, d, false, key, nrank);
-	return true;
 }
 
 /* Heap tuple geometry: bitmap bytes and data offset of a MinimalTuple. */
@@ -242,18 +271,17 @@ static bool
 needs_key(SrmRecFormat *fmt, const void *tuple)
 {
 	const char *t = tuple;
-	uint64		k;
-	uint8		r;
+	const char *p;
 
 	if (!fmt->normalized)
 		return false;
 	if (fmt->heap)
-		return !derive_key(fmt, t + MINIMAL_TUPLE_DATA_OFFSET,
+		return !locate_key(fmt, t + MINIMAL_TUPLE_DATA_OFFSET,
 						   t + ((const MinimalTupleData *) t)->t_hoff -
-						   MINIMAL_TUPLE_OFFSET, &k, &r);
-	return !derive_key(fmt, t,
+						   MINIMAL_TUPLE_OFFSET, &p);
+	return !locate_key(fmt, t,
 					   t + IndexInfoFindDataOffset(((const IndexTupleData *) t)->t_info),
-					   &k, &r);
+					   &p);
 }
 
 /*
@@ -365,6 +393,7 @@ SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 	uint32		bodylen;
 	const char *kp;
 	const char *body = rec_body(rec, &bodylen, &kp);
+	const char *p;
 	bool		ok;
 
 	if (kp != NULL)
@@ -374,19 +403,19 @@ SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 		return;
 	}
 	if (fmt->heap)
-		ok = derive_key(fmt, body, heap_body_data(body), key, nrank);
+		ok = locate_key(fmt, body, heap_body_data(body), &p);
 	else
 	{
 		unsigned short t_info;
 
 		memcpy(&t_info, body + offsetof(IndexTupleData, t_info), sizeof(t_info));
-		ok = derive_key(fmt, body, body + IndexInfoFindDataOffset(t_info),
-						key, nrank);
+		ok = locate_key(fmt, body, body + IndexInfoFindDataOffset(t_info), &p);
 	}
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("srmsort workfile record has no sort key")));
+	key_at(fmt, p, key, nrank);
 }
 
 /*
