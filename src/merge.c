@@ -842,14 +842,32 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 	if (in->big != NULL && in->rec == in->big)
 	{
 		in->cur_rec = in->big;
-		in->cur_reclen = SrmRecSize(in->big);
 		in->big_in_heap = in->big;
 		in->big = NULL;
+		in->rec = NULL;
+	}
+	else
+		in->cur_rec = in->rec;
+	in->recs_left--;
+	t->tuple = NULL;
+	if (m->keys->norm != SRM_NORM_NONE)
+	{
+		/* the record gives the normalized key: no tuple, no deforming */
+		uint64		key;
+
+		in->cur_reclen = SrmRecReadKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
+		t->datum1 = (Datum) key;
+		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
 	}
 	else
 	{
-		in->cur_rec = in->rec;
-		in->cur_reclen = SrmRecSize(in->rec);
+		Assert(t == &m->cur[r]);
+		in->cur_reclen = SrmRecSize(in->cur_rec);
+		materialize(m, r);
+		SrmKeysSetDatum1(m->keys, t, false);
+	}
+	if (in->rec != NULL)
+	{
 		in->rec += in->cur_reclen;
 
 		/*
@@ -862,23 +880,6 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		__builtin_prefetch(in->rec + 64);
 		__builtin_prefetch(in->rec + 128);
 #endif
-	}
-	in->recs_left--;
-	t->tuple = NULL;
-	if (m->keys->norm != SRM_NORM_NONE)
-	{
-		/* the record gives the normalized key: no tuple, no deforming */
-		uint64		key;
-
-		SrmRecKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
-		t->datum1 = (Datum) key;
-		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
-	}
-	else
-	{
-		Assert(t == &m->cur[r]);
-		materialize(m, r);
-		SrmKeysSetDatum1(m->keys, t, false);
 	}
 	return true;
 }
@@ -1019,7 +1020,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
  *		Start a step of the merge: recycle what the previous call handed
  *		out and find the input whose tuple is next; false at the end.
  */
-static bool
+static pg_attribute_always_inline bool
 merge_winner(SrmMerge *m, int *winner)
 {
 	int			r;
@@ -1063,7 +1064,7 @@ merge_winner(SrmMerge *m, int *winner)
  *		out.  Pauses for the next Parallel_Read (steps 12, 6-9) when the
  *		marked block begins to participate.
  */
-static void
+static pg_attribute_always_inline void
 merge_advance(SrmMerge *m, int r)
 {
 	if (!input_head(m, r, &m->cur[r]))

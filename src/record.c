@@ -46,8 +46,6 @@
 
 #include "record.h"
 
-/* heap bodies begin with t_infomask2, t_infomask and t_hoff */
-#define SRM_HEAP_FIXED	(sizeof(uint16) * 2 + sizeof(uint8))
 
 /*
  * SrmRecFormatInit
@@ -92,6 +90,10 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->key_byval = katt->attbyval;
 	fmt->key_align = katt->attalign;
 	fmt->derive = true;
+	fmt->key_desc = keys->norm_desc;
+	fmt->fast_int = fmt->heap &&
+		(keys->norm == SRM_NORM_INT16 || keys->norm == SRM_NORM_INT32 ||
+		 keys->norm == SRM_NORM_INT64);
 }
 
 /*
@@ -122,7 +124,7 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 		if ((infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
 			return false;
 		if (infomask & HEAP_HASNULL)
-			bits = (const bits8 *) hdr + SRM_HEAP_FIXED;
+			bits = (const bits8 *) hdr + SRM_REC_HEAP_FIXED;
 	}
 	else
 	{
@@ -172,6 +174,16 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 	return true;
 }
 
+/* SrmKeysNormalize of an integer key, inline: the merges' common case */
+static inline void
+int_key(SrmKeys *keys, int64 v, uint64 *key, uint8 *nrank)
+{
+	uint64		u = (uint64) v ^ UINT64CONST(0x8000000000000000);
+
+	*key = keys->norm_desc ? ~u : u;
+	*nrank = SRM_NRANK_VALUE;
+}
+
 /*
  * key_at
  *		The normalized first key of the column at p (see locate_key).
@@ -215,6 +227,11 @@ key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
 					int16		v;
 
 					memcpy(&v, p, sizeof(v));
+					if (keys->norm == SRM_NORM_INT16)
+					{
+						int_key(keys, v, key, nrank);
+						return;
+					}
 					d = Int16GetDatum(v);
 					break;
 				}
@@ -223,6 +240,11 @@ key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
 					int32		v;
 
 					memcpy(&v, p, sizeof(v));
+					if (keys->norm == SRM_NORM_INT32)
+					{
+						int_key(keys, v, key, nrank);
+						return;
+					}
 					d = Int32GetDatum(v);
 					break;
 				}
@@ -231,36 +253,16 @@ key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
 					int64		v;
 
 					memcpy(&v, p, sizeof(v));
+					if (keys->norm == SRM_NORM_INT64)
+					{
+						int_key(keys, v, key, nrank);
+						return;
+					}
 					d = Int64GetDatum(v);
 					break;
 				}
 		}
 	SrmKeysNormalize(keys, d, false, key, nrank);
-}
-
-/* Heap tuple geometry: bitmap bytes and data offset of a MinimalTuple. */
-static inline void
-heap_geometry(const MinimalTupleData *mt, Size *bitlen, Size *hoff)
-{
-	*bitlen = (mt->t_infomask & HEAP_HASNULL) ?
-		BITMAPLEN(HeapTupleHeaderGetNatts(mt)) : 0;
-	*hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
-}
-
-/*
- * body_size
- *		Bytes of a tuple of len bytes as a record body.
- */
-static inline Size
-body_size(SrmRecFormat *fmt, const void *tuple, uint32 len)
-{
-	Size		bitlen,
-				hoff;
-
-	if (!fmt->heap)
-		return len;
-	heap_geometry(tuple, &bitlen, &hoff);
-	return SRM_HEAP_FIXED + bitlen + (len - hoff);
 }
 
 /*
@@ -285,36 +287,46 @@ needs_key(SrmRecFormat *fmt, const void *tuple)
 }
 
 /*
- * SrmRecEncodedSize
- *		Bytes of the record of a tuple of len bytes (a MinimalTuple whose
- *		t_len need not be set, or an IndexTuple); *storekey says whether it
- *		carries its normalized key (pass it on to SrmRecEncode).
+ * SrmRecEncode
+ *		The record of a tuple of len bytes (a MinimalTuple whose t_len need
+ *		not be set, or an IndexTuple) with its normalized first key: its
+ *		size, and if that is at most room, the record written at dst.
  */
 Size
-SrmRecEncodedSize(SrmRecFormat *fmt, const void *tuple, uint32 len,
-				  bool *storekey)
+SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
+			 uint32 len, uint64 key, uint8 nrank)
 {
-	Size		pay = body_size(fmt, tuple, len);
+	const MinimalTupleData *mt = tuple;
+	Size		bitlen = 0,
+				hoff = 0;
+	Size		body;
+	Size		pay;
+	Size		total;
+	bool		storekey;
+	uint32		v;
 
-	*storekey = needs_key(fmt, tuple);
-	if (*storekey)
-		pay += SRM_REC_KEYSZ;
-	return SrmRecHeaderSize(pay) + pay;
-}
+	/* the common case inline: an integer key, no NULLs */
+	if (fmt->fast_int && !(mt->t_infomask & HEAP_HASNULL) &&
+		HeapTupleHeaderGetNatts(mt) > fmt->key_att)
+		storekey = false;
+	else
+		storekey = needs_key(fmt, tuple);
 
-/*
- * SrmRecEncode
- *		Write the record of a tuple at dst (room for SrmRecEncodedSize
- *		bytes); returns the end of the record.
- */
-char *
-SrmRecEncode(SrmRecFormat *fmt, char *dst, const void *tuple, uint32 len,
-			 uint64 key, uint8 nrank, bool storekey)
-{
-	Size		body = body_size(fmt, tuple, len);
-	Size		pay = body + (storekey ? SRM_REC_KEYSZ : 0);
-	uint32		v = (uint32) (pay << 1) | (storekey ? 1 : 0);
+	if (fmt->heap)
+	{
+		bitlen = (mt->t_infomask & HEAP_HASNULL) ?
+			BITMAPLEN(HeapTupleHeaderGetNatts(mt)) : 0;
+		hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
+		body = SRM_REC_HEAP_FIXED + bitlen + (len - hoff);
+	}
+	else
+		body = len;
+	pay = body + (storekey ? SRM_REC_KEYSZ : 0);
+	total = SrmRecHeaderSize(pay) + pay;
+	if (total > room)
+		return total;
 
+	v = (uint32) (pay << 1) | (storekey ? 1 : 0);
 	if (v < 0x80)
 		*dst++ = (char) v;
 	else if (v < 0x4000)
@@ -336,63 +348,28 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, const void *tuple, uint32 len,
 	}
 	if (fmt->heap)
 	{
-		Size		bitlen,
-					hoff;
-
-		heap_geometry(tuple, &bitlen, &hoff);
 		/* t_infomask2, t_infomask, t_hoff and the bitmap are contiguous */
 		memcpy(dst, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
-			   SRM_HEAP_FIXED + bitlen);
-		dst += SRM_HEAP_FIXED + bitlen;
+			   SRM_REC_HEAP_FIXED + bitlen);
+		dst += SRM_REC_HEAP_FIXED + bitlen;
 		memcpy(dst, (const char *) tuple + hoff, len - hoff);
-		return dst + (len - hoff);
 	}
-	memcpy(dst, tuple, len);
-	return dst + len;
-}
-
-/* The body of the record at rec, its length, and where its key is (or NULL). */
-static inline const char *
-rec_body(const char *rec, uint32 *bodylen, const char **key)
-{
-	uint32		pay;
-	bool		haskey;
-	const char *p = SrmRecHeader(rec, &pay, &haskey);
-
-	*key = haskey ? p : NULL;
-	if (haskey)
-	{
-		p += SRM_REC_KEYSZ;
-		pay -= SRM_REC_KEYSZ;
-	}
-	*bodylen = pay;
-	return p;
-}
-
-/* Data of a heap body: after the fixed fields and the bitmap. */
-static inline const char *
-heap_body_data(const char *body)
-{
-	uint16		infomask2,
-				infomask;
-
-	memcpy(&infomask2, body, sizeof(uint16));
-	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
-	return body + SRM_HEAP_FIXED +
-		((infomask & HEAP_HASNULL) ? BITMAPLEN(infomask2 & HEAP_NATTS_MASK) : 0);
+	else
+		memcpy(dst, tuple, len);
+	return total;
 }
 
 /*
  * SrmRecKey
  *		The normalized first key and NULL rank of the record at rec (read
- *		in place: rec need not be aligned).
+ *		in place: rec need not be aligned); returns the record's size.
  */
-void
+Size
 SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 {
 	uint32		bodylen;
 	const char *kp;
-	const char *body = rec_body(rec, &bodylen, &kp);
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
 	const char *p;
 	bool		ok;
 
@@ -400,10 +377,10 @@ SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 	{
 		memcpy(key, kp, sizeof(uint64));
 		*nrank = (uint8) kp[sizeof(uint64)];
-		return;
+		return (body - rec) + bodylen;
 	}
 	if (fmt->heap)
-		ok = locate_key(fmt, body, heap_body_data(body), &p);
+		ok = locate_key(fmt, body, SrmRecHeapData(body), &p);
 	else
 	{
 		unsigned short t_info;
@@ -416,25 +393,7 @@ SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("srmsort workfile record has no sort key")));
 	key_at(fmt, p, key, nrank);
-}
-
-/*
- * SrmRecTupleLen
- *		Bytes of the tuple the record at rec rebuilds into.
- */
-Size
-SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
-{
-	uint32		bodylen;
-	const char *kp;
-	const char *body = rec_body(rec, &bodylen, &kp);
-	uint8		t_hoff;
-
-	if (!fmt->heap)
-		return bodylen;
-	t_hoff = (uint8) body[2 * sizeof(uint16)];
-	return (t_hoff - MINIMAL_TUPLE_OFFSET) +
-		(bodylen - (heap_body_data(body) - body));
+	return (body - rec) + bodylen;
 }
 
 /*
@@ -447,7 +406,7 @@ SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
 {
 	uint32		bodylen;
 	const char *kp;
-	const char *body = rec_body(rec, &bodylen, &kp);
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
 	const char *data;
 	Size		hoff;
 	Size		datalen;
@@ -458,12 +417,36 @@ SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
 		memcpy(dst, body, bodylen);
 		return;
 	}
-	data = heap_body_data(body);
-	hoff = (uint8) body[2 * sizeof(uint16)] - MINIMAL_TUPLE_OFFSET;
+	data = SrmRecHeapData(body);
+	hoff = (uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET;
 	datalen = bodylen - (data - body);
-	/* the header, its padding zero, then the fields kept */
-	memset(mt, 0, hoff);
-	memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
+	if (likely(data - body == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
+	{
+		/* no null bitmap: the usual 16-byte header in fixed-size moves */
+		uint64		zero = 0;
+
+		memcpy(mt, &zero, sizeof(zero));
+		memcpy((char *) mt + sizeof(uint64), &zero, sizeof(zero));
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, SRM_REC_HEAP_FIXED);
+	}
+	else
+	{
+		/* the header, its padding zero, then the fields kept */
+		memset(mt, 0, hoff);
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
+	}
 	mt->t_len = (uint32) (hoff + datalen);
-	memcpy((char *) mt + hoff, data, datalen);
+	if (datalen <= 4 * sizeof(uint64))
+	{
+		/* a few columns: word moves rather than a call */
+		char	   *d = (char *) mt + hoff;
+		Size		i = 0;
+
+		for (; i + sizeof(uint64) <= datalen; i += sizeof(uint64))
+			memcpy(d + i, data + i, sizeof(uint64));
+		for (; i < datalen; i++)
+			d[i] = data[i];
+	}
+	else
+		memcpy((char *) mt + hoff, data, datalen);
 }

@@ -842,20 +842,26 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
 				uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
-	bool		storekey;
-	Size		recsz = SrmRecEncodedSize(ts->fmt, tuple, len, &storekey);
+	Size		room = w->have_block ?
+		w->bufs[w->cur] + ts->block_size - w->pos : 0;
+	Size		recsz = SrmRecEncode(ts->fmt, w->pos, room, tuple, len, key,
+									 nrank);
 
-	if (!record_space(w, recsz))
+	if (recsz > room)
 	{
-		char	   *rec = MemoryContextAllocHuge(CurrentMemoryContext, recsz);
+		/* a new block, or BIG blocks */
+		if (!record_space(w, recsz))
+		{
+			char	   *rec = MemoryContextAllocHuge(CurrentMemoryContext, recsz);
 
-		SrmRecEncode(ts->fmt, rec, tuple, len, key, nrank, storekey);
-		put_big(w, rec, recsz, key, nrank);
-		pfree(rec);
-		w->run->nrecords++;
-		return;
+			SrmRecEncode(ts->fmt, rec, recsz, tuple, len, key, nrank);
+			put_big(w, rec, recsz, key, nrank);
+			pfree(rec);
+			w->run->nrecords++;
+			return;
+		}
+		SrmRecEncode(ts->fmt, w->pos, recsz, tuple, len, key, nrank);
 	}
-	SrmRecEncode(ts->fmt, w->pos, tuple, len, key, nrank, storekey);
 	record_placed(w, recsz, key, nrank);
 }
 
