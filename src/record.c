@@ -352,10 +352,10 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 		memcpy(dst, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
 			   SRM_REC_HEAP_FIXED + bitlen);
 		dst += SRM_REC_HEAP_FIXED + bitlen;
-		memcpy(dst, (const char *) tuple + hoff, len - hoff);
+		SrmRecCopy(dst, (const char *) tuple + hoff, len - hoff);
 	}
 	else
-		memcpy(dst, tuple, len);
+		SrmRecCopy(dst, tuple, len);
 	return total;
 }
 
@@ -436,17 +436,5 @@ SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
 		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
 	}
 	mt->t_len = (uint32) (hoff + datalen);
-	if (datalen <= 4 * sizeof(uint64))
-	{
-		/* a few columns: word moves rather than a call */
-		char	   *d = (char *) mt + hoff;
-		Size		i = 0;
-
-		for (; i + sizeof(uint64) <= datalen; i += sizeof(uint64))
-			memcpy(d + i, data + i, sizeof(uint64));
-		for (; i < datalen; i++)
-			d[i] = data[i];
-	}
-	else
-		memcpy((char *) mt + hoff, data, datalen);
+	SrmRecCopy((char *) mt + hoff, data, datalen);
 }

@@ -99,6 +99,27 @@ SrmRecSize(const char *p)
 	return (q - p) + paylen;
 }
 
+/*
+ * SrmRecCopy
+ *		memcpy for the few dozen bytes of a narrow row: word moves rather
+ *		than a call.
+ */
+static inline void
+SrmRecCopy(char *dst, const char *src, Size n)
+{
+	Size		i = 0;
+
+	if (n > 4 * sizeof(uint64))
+	{
+		memcpy(dst, src, n);
+		return;
+	}
+	for (; i + sizeof(uint64) <= n; i += sizeof(uint64))
+		memcpy(dst + i, src + i, sizeof(uint64));
+	for (; i < n; i++)
+		dst[i] = src[i];
+}
+
 /* heap bodies begin with t_infomask2, t_infomask and t_hoff */
 #define SRM_REC_HEAP_FIXED	(sizeof(uint16) * 2 + sizeof(uint8))
 #define SRM_REC_HOFF		(sizeof(uint16) * 2)

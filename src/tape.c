@@ -880,7 +880,7 @@ SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec, Size reclen,
 		w->run->nrecords++;
 		return;
 	}
-	memcpy(w->pos, rec, reclen);
+	SrmRecCopy(w->pos, rec, reclen);
 	record_placed(w, reclen, key, nrank);
 }
 
