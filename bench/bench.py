@@ -14,6 +14,11 @@ untimed warm-up, and records the floor (the same query without ORDER BY),
 the sort facts from EXPLAIN (ANALYZE, TIMING OFF) and the backend's peak
 resident memory (VmHWM, reset before each run through /proc/self/clear_refs).
 
+The system "duckdb" (where the duckdb Python module is importable) runs the
+same query in DuckDB on one thread with memory_limit = work_mem and
+preserve_insertion_order, over a copy of the table loaded once into a
+DuckDB database file in a temporary directory; int8 and text data sets only.
+
 Results go to <out>/results.csv and <out>/results.md; with matplotlib
 installed, also <out>/time_vs_rows.png.
 """
@@ -24,8 +29,10 @@ import json
 import os
 import re
 import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -73,6 +80,57 @@ SYSTEMS = {
 }
 
 
+# data sets DuckDB can load from PostgreSQL's text output: column types
+DUCKDB_TYPES = {"int8": "k BIGINT, v BIGINT", "int8_range": "k BIGINT, v BIGINT",
+                "text_c": "k VARCHAR"}
+
+
+class DuckDB:
+    """DuckDB on one thread, its tables copied once from PostgreSQL (through a
+    CSV file) into a database file of its own; its sort key for text is
+    DuckDB's binary order, as PostgreSQL's "C" collation."""
+
+    def __init__(self):
+        import duckdb
+        self.version = duckdb.__version__
+        self.dir = tempfile.mkdtemp(prefix="srmsort-duckdb-")
+        self.con = duckdb.connect(os.path.join(self.dir, "bench.duckdb"))
+        self.con.execute("SET threads = 1")
+        self.con.execute("SET preserve_insertion_order = true")
+        self.con.execute("SET temp_directory = '%s'" % os.path.join(self.dir, "tmp"))
+        self.loaded = set()
+
+    def load(self, ds, table):
+        if table in self.loaded:
+            return
+        csvf = os.path.join(self.dir, "load.csv")
+        cols = ", ".join(c.split()[0] for c in DUCKDB_TYPES[ds].split(", "))
+        subprocess.run(["psql", "-X", "-v", "ON_ERROR_STOP=1", "-c",
+                        "\\copy (SELECT %s FROM %s) TO '%s' CSV" % (cols, table, csvf)],
+                       check=True, capture_output=True)
+        self.con.execute("SET memory_limit = '4GB'")
+        self.con.execute("CREATE TABLE %s (%s)" % (table, DUCKDB_TYPES[ds]))
+        self.con.execute("COPY %s FROM '%s' (FORMAT csv)" % (table, csvf))
+        os.remove(csvf)
+        self.loaded.add(table)
+
+    def timed(self, table, work_mem):
+        """Wall time (ms) of the benchmark's query, or None if DuckDB fails
+        (too small a memory_limit)."""
+        self.con.execute("SET memory_limit = '%s'" % work_mem.replace("kB", "KB"))
+        t0 = time.monotonic()
+        try:
+            self.con.execute("SELECT * FROM %s ORDER BY k OFFSET 1000000000000" % table).fetchall()
+        except Exception as e:              # duckdb.OutOfMemoryException and the like
+            print("  duckdb: %s" % str(e).splitlines()[0], file=sys.stderr)
+            return None
+        return (time.monotonic() - t0) * 1000
+
+    def close(self):
+        self.con.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def psql(sql, timing=False, check=True):
     """Run sql in a fresh psql session; return (stdout, elapsed ms or None)."""
     cmd = ["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"]
@@ -112,8 +170,11 @@ def timed(setup, query):
 
 
 def explain_facts(setup, query):
+    """The sort node's EXPLAIN ANALYZE facts, plus "Temp Written Blocks"
+    (BUFFERS: the 8kB temp blocks written, the same measure for every
+    system)."""
     sql = ("%s\nSET max_parallel_workers_per_gather = 0;\n"
-           "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;" % (setup, query))
+           "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;" % (setup, query))
     out, _ = psql(sql)
     plan = json.loads(out[out.index("["):])
     facts = {}
@@ -136,7 +197,8 @@ def main():
     ap.add_argument("--datasets", default="int8,records,text_c,text_cutf8,text_icu")
     ap.add_argument("--rows", default="1000000,5000000")
     ap.add_argument("--work-mem", default="4MB,64MB,1GB")
-    ap.add_argument("--systems", default="native,srm,dsm")
+    ap.add_argument("--systems", default="native,srm,dsm",
+                    help="among native, srm, dsm, srm_any and duckdb")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tablespaces", default="",
                     help="srmsort.tablespaces (and temp_tablespaces for native)")
@@ -153,12 +215,22 @@ def main():
         # say so now, not after the measurements
         sys.exit("bench: cannot write to %s" % args.out)
     systems = args.systems.split(",")
+    duck = None
+    if "duckdb" in systems:
+        try:
+            duck = DuckDB()
+        except ImportError:
+            print("bench: the duckdb module is not installed: no duckdb", file=sys.stderr)
+            systems.remove("duckdb")
     rows_list = [int(r) for r in args.rows.split(",")]
     results = []
     pg = psql("SHOW server_version")[0].strip().split()[0]
     for ds in args.datasets.split(","):
         for rows in rows_list:
             table, nbytes = ensure_table(ds, rows)
+            ds_systems = [x for x in systems if x != "duckdb" or ds in DUCKDB_TYPES]
+            if duck and "duckdb" in ds_systems:
+                duck.load(ds, table)
             key = DATASETS[ds][1]
             query = "SELECT * FROM %s ORDER BY %s OFFSET 1e12" % (table, key)
             floor_q = "SELECT * FROM %s OFFSET 1e12" % table
@@ -169,24 +241,33 @@ def main():
                 if args.tablespaces:
                     base += " SET srmsort.tablespaces = '%s'; SET temp_tablespaces = %s;" % (
                         args.tablespaces, args.tablespaces)
-                times = {s: [] for s in systems}
-                rss = {s: [] for s in systems}
-                for s in systems:                       # warm-up, untimed
-                    timed(base + SYSTEMS[s], query)
+                times = {s: [] for s in ds_systems}
+                rss = {s: [] for s in ds_systems}
+
+                def run(s):
+                    if s == "duckdb":
+                        return duck.timed(table, wm), None
+                    return timed(base + SYSTEMS[s], query)
+
+                for s in ds_systems:                    # warm-up, untimed
+                    run(s)
                 for rep in range(args.reps):
                     # A B C, B C A, C A B, ...: the run right after another
                     # system's sort was measured slower (its temp files'
                     # page cache being reclaimed), so every system takes
                     # every position in turn
-                    k = rep % len(systems)
-                    for s in systems[k:] + systems[:k]:
-                        ms, kb = timed(base + SYSTEMS[s], query)
-                        times[s].append(ms)
+                    k = rep % len(ds_systems)
+                    for s in ds_systems[k:] + ds_systems[:k]:
+                        ms, kb = run(s)
+                        if ms is not None:
+                            times[s].append(ms)
                         rss[s].append(kb)
-                native_med = statistics.median(times["native"]) if "native" in times else None
-                for s in systems:
+                native_med = statistics.median(times["native"]) if times.get("native") else None
+                for s in ds_systems:
+                    if not times[s]:
+                        continue
                     med = statistics.median(times[s])
-                    facts = explain_facts(base + SYSTEMS[s], query)
+                    facts = explain_facts(base + SYSTEMS[s], query) if s != "duckdb" else {}
                     row = {
                         "pg": pg, "dataset": ds, "rows": rows,
                         "table_mb": round(nbytes / 1e6, 1),
@@ -207,6 +288,8 @@ def main():
                         "nu": facts.get("Nu", ""),
                         "stalls": facts.get("Stalls", ""),
                         "peak_temp_kb": facts.get("Peak Temp", ""),
+                        "temp_written_kb": (facts["Temp Written Blocks"] * 8
+                                            if facts.get("Temp Written Blocks") else ""),
                         "mem_peak_kb": facts.get("Memory Peak", ""),
                     }
                     results.append(row)
@@ -222,15 +305,21 @@ def main():
         cols = ["pg", "dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
                 "max_s", "ratio_to_native", "floor_s", "rows_per_s", "mb_per_s",
                 "peak_rss_mb", "sort_method", "runs", "merge_order", "passes", "nu",
-                "stalls", "peak_temp_kb"]
-        f.write("Measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
+                "stalls", "space_kb", "peak_temp_kb", "temp_written_kb"]
+        f.write("Measured %s on %s (%d cores); median of %d, systems alternated%s.\n\n"
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
-                   os.cpu_count(), args.reps))
+                   os.cpu_count(), args.reps,
+                   "; DuckDB %s" % duck.version if duck else ""))
         f.write("| " + " | ".join(cols) + " |\n")
         f.write("|" + "---|" * len(cols) + "\n")
         for r in results:
             f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+    if duck:
+        f_note = "DuckDB %s" % duck.version
+        duck.close()
+        print("  duckdb: %s" % f_note)
     plot(results, args.out)
+
 
 def plot(results, out):
     """time vs rows, one panel per work_mem: a colour per data set, a line
@@ -245,7 +334,7 @@ def plot(results, out):
     wms = list(dict.fromkeys(r["work_mem"] for r in results))
     datasets = list(dict.fromkeys(r["dataset"] for r in results))
     systems = list(dict.fromkeys(r["system"] for r in results))
-    styles = {"native": "-", "srm": "--", "dsm": ":", "srm_any": "--"}
+    styles = {"native": "-", "srm": "--", "dsm": ":", "srm_any": "--", "duckdb": "-."}
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     fig, axes = plt.subplots(1, len(wms), figsize=(5 * len(wms), 4.2), squeeze=False)
     for ax, wm in zip(axes[0], wms):

@@ -37,6 +37,8 @@ max_wal_size = '4GB'
 log_temp_files = -1" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 srm_bench_outdirs "$@"
+SRM_PYTHONPATH=""
+case " $* " in *duckdb*) srm_bench_duckdb ;; esac
 srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-    "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
+    ${SRM_PYTHONPATH:+PYTHONPATH="$SRM_PYTHONPATH"} "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
     --out "$SRM_REPO/bench/results" "${ARGS[@]}"

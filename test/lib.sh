@@ -124,6 +124,29 @@ srm_bench_packages() {
     fi
 }
 
+# DuckDB's Python module for bench.py's "duckdb" system, installed with pip
+# into a directory outside the repository when missing (root; best effort:
+# without it the benchmark leaves DuckDB out and says so).  Sets
+# SRM_PYTHONPATH for the benchmark's environment.
+SRM_PY_CACHE=${SRMSORT_PY_CACHE:-/var/cache/srmsort-py}
+srm_bench_duckdb() {
+    SRM_PYTHONPATH=""
+    if [ -d "$SRM_PY_CACHE/duckdb" ]; then
+        SRM_PYTHONPATH=$SRM_PY_CACHE
+    elif ! "$SRM_PYTHON" -c 'import duckdb' 2>/dev/null; then
+        if [ "$(id -u)" -eq 0 ] && "$SRM_PYTHON" -m pip --version >/dev/null 2>&1; then
+            srm_log "installing DuckDB's Python module into $SRM_PY_CACHE"
+            if "$SRM_PYTHON" -m pip install -q --target "$SRM_PY_CACHE" duckdb >/dev/null 2>&1; then
+                SRM_PYTHONPATH=$SRM_PY_CACHE
+            else
+                srm_log "duckdb could not be installed with pip: no duckdb"
+            fi
+        else
+            srm_log "the duckdb Python module is missing (as root: pip install duckdb): no duckdb"
+        fi
+    fi
+}
+
 # The benchmarks' output directories (bench/results and the --out argument
 # among "$@"), writable for the cluster's owner, who writes the results.
 srm_bench_outdirs() {
