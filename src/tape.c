@@ -295,14 +295,14 @@ SrmRunCreate(SrmTapeSet *ts, int start_disk)
 
 	run->start_disk = start_disk;
 	run->paged = ts->page_meta;
-	run->forecast_bytes = GetMemoryChunkSpace(run);
+	run->meta_bytes = GetMemoryChunkSpace(run);
 	if (!run->paged)
 	{
 		run->maxblocks = 16;
 		run->blocks = palloc(run->maxblocks * sizeof(SrmBlockRef));
 		run->maxforecast = 16;
 		run->forecast = palloc(run->maxforecast * sizeof(SrmForecastEntry));
-		run->forecast_bytes += GetMemoryChunkSpace(run->blocks) +
+		run->meta_bytes += GetMemoryChunkSpace(run->blocks) +
 			GetMemoryChunkSpace(run->forecast);
 	}
 	MemoryContextSwitchTo(old);
@@ -530,10 +530,10 @@ SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 static void *
 grow_array(SrmRun *run, void *array, int64 *max, Size elsz)
 {
-	run->forecast_bytes -= GetMemoryChunkSpace(array);
+	run->meta_bytes -= GetMemoryChunkSpace(array);
 	*max *= 2;
 	array = repalloc(array, *max * elsz);
-	run->forecast_bytes += GetMemoryChunkSpace(array);
+	run->meta_bytes += GetMemoryChunkSpace(array);
 	return array;
 }
 
@@ -561,7 +561,7 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 			MemoryContext old = MemoryContextSwitchTo(ts->cxt);
 
 			key = datumCopy(key, false, ts->key_typlen);
-			run->forecast_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
+			run->meta_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
 			MemoryContextSwitchTo(old);
 		}
 	}

@@ -89,7 +89,7 @@ typedef struct SrmRun
 	int64		nrecords;
 	int64		nbytes;			/* bytes of blocks written */
 	int64		nforecast;
-	Size		forecast_bytes; /* memory held by the run's bookkeeping */
+	Size		meta_bytes;		/* memory held by the run's bookkeeping */
 	/* in memory */
 	int64		maxblocks;
 	SrmBlockRef *blocks;
