@@ -32,9 +32,9 @@
  * another order), the block is read on demand and counted as a stall.
  * When the block is in flight, the merge waits for it.
  *
- * DSM (§2.4) is the baseline: runs are striped from disk 0 and each run
- * reads D consecutive blocks (one per disk) at a time into one of its two
- * superblock buffers, double-buffered.
+ * DSM (§2.4) is the baseline: only the block-choice step (which buffer
+ * holds a run's next block, and which reads to issue) differs, and it is
+ * dsmread.c's.
  *
  * Records too large for a block (BIG + CONT blocks) are read into a
  * separate buffer, continuation blocks synchronously.
@@ -54,6 +54,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "dsmread.h"
 #include "forecast.h"
 #include "merge.h"
 
@@ -89,24 +90,21 @@ typedef struct SrmInput
 {
 	SrmRun	   *run;
 	int64		blockno;		/* leading block, -1 when exhausted */
-	SrmBuf	   *leading;
+	char	   *block;			/* the leading block's data */
+	SrmBuf	   *leading;		/* SRM: its buffer */
 	char	   *rec;			/* next record in the leading block */
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
 	char	   *big_in_heap;	/* BIG record now in the main merge */
 	SrmRecordHeader big_hdr;	/* its record header */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
-	/* DSM only */
-	SrmBuf	  **super[2];		/* two superblocks of D buffers */
-	int64		super_first[2]; /* first block index of each superblock */
-	int			cur_super;
 } SrmInput;
 
 struct SrmMerge
 {
 	SrmTapeSet *ts;
 	SrmKeys    *keys;
-	bool		dsm;
+	SrmDsmReader *dsm;			/* DSM: its reader; NULL for SRM */
 	int			nruns;
 	int			ndisks;
 	SrmInput   *inputs;
@@ -121,10 +119,6 @@ struct SrmMerge
 	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
 	char	   *release_big;	/* BIG record returned last, freed next call */
 	char	   *scratch;		/* block buffer for continuation blocks */
-	/* DSM: a superblock refill waiting until the last tuple is consumed */
-	int			refill_run;
-	int			refill_super;
-	int64		refill_first;
 
 	/* SRM state */
 	SrmForecastHeap *fh;
@@ -371,10 +365,10 @@ srm_prepare_reads(SrmMerge *m)
 static void
 read_big(SrmMerge *m, SrmInput *in)
 {
-	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
 
-	in->big_hdr = *(SrmRecordHeader *) (in->leading->data + SRM_BLOCK_HDRSZ);
-	in->big = SrmTapeReadBig(m->ts, in->run, in->leading->data, &m->scratch,
+	in->big_hdr = *(SrmRecordHeader *) (in->block + SRM_BLOCK_HDRSZ);
+	in->big = SrmTapeReadBig(m->ts, in->run, in->block, &m->scratch,
 							 m->cxt, true);
 	m->counters->blocks_consumed += hdr->ncont;
 	in->rec = in->big;
@@ -382,25 +376,27 @@ read_big(SrmMerge *m, SrmInput *in)
 
 /*
  * set_leading
- *		Make buffer b, holding block blockno, the leading block of input r.
+ *		Make data, holding block blockno once io is done, the leading block
+ *		of input r.
  */
 static void
-set_leading(SrmMerge *m, int r, int64 blockno, SrmBuf *b)
+set_leading(SrmMerge *m, int r, int64 blockno, char *data, SrmIo *io)
 {
 	SrmInput   *in = &m->inputs[r];
 	SrmBlockHeader *hdr;
 
-	wait_buf(m, b);
-	SrmTapeCheckBlock(m->ts, in->run, blockno, b->data);
+	if (io->state != SRM_IO_IDLE)
+		SrmIoWait(m->ts->io, io);
+	SrmTapeCheckBlock(m->ts, in->run, blockno, data);
 	/* in memory for good: the slot can take later writes */
 	SrmTapeReleaseBlock(m->ts, in->run, blockno);
 	m->counters->blocks_consumed++;
 
-	hdr = (SrmBlockHeader *) b->data;
+	hdr = (SrmBlockHeader *) data;
 	in->blockno = blockno;
-	in->leading = b;
+	in->block = data;
 	in->recs_left = hdr->nrecords;
-	in->rec = b->data + SRM_BLOCK_HDRSZ;
+	in->rec = data + SRM_BLOCK_HDRSZ;
 	if (hdr->flags & SRM_BLOCK_BIG)
 		read_big(m, in);
 }
@@ -412,32 +408,23 @@ set_leading(SrmMerge *m, int r, int64 blockno, SrmBuf *b)
 static int64
 next_head_of(SrmMerge *m, SrmInput *in)
 {
-	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
 	int64		next = in->blockno + 1 + ((hdr->flags & SRM_BLOCK_BIG) ? hdr->ncont : 0);
 
 	return next < in->run->nblocks ? next : -1;
 }
 
 /*
- * srm_next_block
- *		Step 11(b): input r's leading block is depleted; make its next block
- *		the leading one.  Returns false if the run is exhausted.
+ * srm_block
+ *		Step 11(b): the buffer for block want of input r, its next leading
+ *		block: prefetched, in flight, or read now (a stall).
  */
-static bool
-srm_next_block(SrmMerge *m, int r)
+static SrmBuf *
+srm_block(SrmMerge *m, int r, int64 want)
 {
 	SrmInput   *in = &m->inputs[r];
-	int64		want = next_head_of(m, in);
 	SrmPlaceholder *p = NULL;
 	SrmBuf	   *b;
-
-	m->release_buf = in->leading;
-	in->leading = NULL;
-	if (want < 0)
-	{
-		in->blockno = -1;
-		return false;
-	}
 
 	/* find the block's placeholder, looking further ahead if need be */
 	for (;;)
@@ -483,107 +470,42 @@ srm_next_block(SrmMerge *m, int r)
 	if (p == m->next_marked)
 		m->next_marked = smallest_oq_head(m);
 	free_placeholder(m, p);
-	set_leading(m, r, want, b);
-	return true;
-}
-
-/* ---------- DSM reading ---------- */
-
-/*
- * dsm_read_super
- *		Issue the reads of superblock k (blocks kD .. kD+D-1) of input r
- *		into its superblock buffers s: one striped read of D blocks.
- */
-static void
-dsm_read_super(SrmMerge *m, int r, int s, int64 first)
-{
-	SrmInput   *in = &m->inputs[r];
-	int			i;
-	int			issued = 0;
-
-	in->super_first[s] = first;
-	for (i = 0; i < m->ndisks && first + i < in->run->nblocks; i++)
-	{
-		/* continuation blocks of a BIG record may be consumed already */
-		if (SrmRunBlockRef(m->ts, in->run, first + i, false)->slot < 0)
-			continue;
-		SrmTapePrepRead(m->ts, in->run, first + i, in->super[s][i]->data,
-						&in->super[s][i]->io);
-		issued++;
-	}
-	if (issued > 0)
-	{
-		SrmIoSubmit(m->ts->io);
-		m->counters->parallel_reads++;
-	}
+	return b;
 }
 
 /*
- * dsm_next_block
- *		Move input r to its next head block, switching superblocks and
- *		issuing the read of the one after as the current one is used up.
+ * next_block
+ *		Input r's leading block is depleted: make its next block the leading
+ *		one, choosing the buffer the SRM way or the DSM way.  Returns false
+ *		if the run is exhausted.
  */
 static bool
-dsm_next_block(SrmMerge *m, int r)
+next_block(SrmMerge *m, int r)
 {
 	SrmInput   *in = &m->inputs[r];
 	int64		want = next_head_of(m, in);
-	int			D = m->ndisks;
-	int			s,
-				o,
-				i;
+	char	   *data;
+	SrmIo	   *io;
 
+	/* the tuple returned last may point into the buffer: free it next call */
+	if (in->leading != NULL)
+		m->release_buf = in->leading;
 	in->leading = NULL;
+	in->block = NULL;
 	if (want < 0)
 	{
 		in->blockno = -1;
 		return false;
 	}
-
-	s = in->cur_super;
-	o = 1 - s;
-	if (want >= in->super_first[s] && want < in->super_first[s] + D)
+	if (m->dsm)
+		data = SrmDsmBlock(m->dsm, r, want, &io);
+	else
 	{
-		set_leading(m, r, want, in->super[s][want - in->super_first[s]]);
-		return true;
+		in->leading = srm_block(m, r, want);
+		data = in->leading->data;
+		io = &in->leading->io;
 	}
-	if (want >= in->super_first[o] && want < in->super_first[o] + D)
-	{
-		int64		ahead = in->super_first[o] + D;
-
-		/*
-		 * Superblock s is used up; move to the other one.  s may still hold
-		 * the tuple returned last, so its refill waits for the next call.
-		 */
-		in->cur_super = o;
-		in->super_first[s] = PG_INT64_MAX / 2;
-		if (ahead < in->run->nblocks)
-		{
-			Assert(m->refill_run < 0);
-			m->refill_run = r;
-			m->refill_super = s;
-			m->refill_first = ahead;
-		}
-		set_leading(m, r, want, in->super[o][want - in->super_first[o]]);
-		return true;
-	}
-
-	/*
-	 * A BIG record's continuation blocks (read on their own) skipped past
-	 * both superblocks: restart the stream at want's superblock.  The tuple
-	 * returned last is the BIG record, in its own memory.
-	 */
-	for (i = 0; i < D; i++)
-	{
-		wait_buf(m, in->super[0][i]);
-		wait_buf(m, in->super[1][i]);
-	}
-	in->cur_super = 0;
-	dsm_read_super(m, r, 0, want - want % D);
-	in->super_first[1] = PG_INT64_MAX / 2;
-	if (want - want % D + D < in->run->nblocks)
-		dsm_read_super(m, r, 1, want - want % D + D);
-	set_leading(m, r, want, in->super[0][want % D]);
+	set_leading(m, r, want, data, io);
 	return true;
 }
 
@@ -787,9 +709,7 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		return false;
 	if (in->recs_left == 0)
 	{
-		bool		more = m->dsm ? dsm_next_block(m, r) : srm_next_block(m, r);
-
-		if (!more)
+		if (!next_block(m, r))
 			return false;
 	}
 	if (in->big != NULL && in->rec == in->big)
@@ -838,7 +758,7 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 /*
  * SrmMergeBegin
  *		Steps 1-9 of the paper (SRM), or the first two superblocks of every
- *		run (DSM).
+ *		run (DSM, whose reader has its own buffers: nbufs is ignored).
  */
 SrmMerge *
 SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
@@ -857,11 +777,9 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cxt = cxt;
 	m->ts = ts;
 	m->keys = keys;
-	m->dsm = dsm;
 	m->nruns = nruns;
 	m->ndisks = D;
 	m->counters = counters;
-	m->refill_run = -1;
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
@@ -869,15 +787,16 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		m->ltree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	else
 		m->tree = palloc0(Max(nruns, 1) * sizeof(int));
-	if (dsm)
-		nbufs = 2 * D * nruns;
-	m->nbufs = nbufs;
-	m->bufs = palloc0(nbufs * sizeof(SrmBuf));
-	bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
-	for (i = 0; i < nbufs; i++)
+	if (!dsm)
 	{
-		m->bufs[i].data = bufmem + (Size) i * ts->block_size;
-		put_buf(m, &m->bufs[i]);
+		m->nbufs = nbufs;
+		m->bufs = palloc0(nbufs * sizeof(SrmBuf));
+		bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
+		for (i = 0; i < nbufs; i++)
+		{
+			m->bufs[i].data = bufmem + (Size) i * ts->block_size;
+			put_buf(m, &m->bufs[i]);
+		}
 	}
 	dlist_init(&m->lq);
 	m->oq = palloc(D * sizeof(dlist_head));
@@ -893,24 +812,16 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 
 	if (dsm)
 	{
+		m->dsm = SrmDsmBegin(ts, runs, nruns, counters);
 		for (r = 0; r < nruns; r++)
 		{
-			SrmInput   *in = &m->inputs[r];
-			int			s;
+			char	   *data;
+			SrmIo	   *io;
 
-			for (s = 0; s < 2; s++)
-			{
-				in->super[s] = palloc(D * sizeof(SrmBuf *));
-				for (i = 0; i < D; i++)
-					in->super[s][i] = get_buf(m);
-				in->super_first[s] = PG_INT64_MAX / 2;
-			}
-			if (in->blockno < 0)
+			if (m->inputs[r].blockno < 0)
 				continue;
-			dsm_read_super(m, r, 0, 0);
-			if (D < in->run->nblocks)
-				dsm_read_super(m, r, 1, D);
-			set_leading(m, r, 0, in->super[0][0]);
+			data = SrmDsmBlock(m->dsm, r, 0, &io);
+			set_leading(m, r, 0, data, io);
 		}
 	}
 	else
@@ -934,7 +845,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		counters->parallel_reads += maxper;
 		for (r = 0; r < nruns; r++)
 			if (m->inputs[r].blockno >= 0)
-				set_leading(m, r, 0, m->inputs[r].leading);
+				set_leading(m, r, 0, m->inputs[r].leading->data,
+							&m->inputs[r].leading->io);
 		pfree(per_disk);
 
 		/* steps 2-5 */
@@ -986,11 +898,8 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		pfree(m->release_big);
 		m->release_big = NULL;
 	}
-	if (m->refill_run >= 0)
-	{
-		dsm_read_super(m, m->refill_run, m->refill_super, m->refill_first);
-		m->refill_run = -1;
-	}
+	if (m->dsm)
+		SrmDsmRefill(m->dsm);
 
 	if (m->nlive == 0)
 		return false;
@@ -1033,5 +942,7 @@ SrmMergeEnd(SrmMerge *m)
 
 	for (i = 0; i < m->nbufs; i++)
 		wait_buf(m, &m->bufs[i]);
+	if (m->dsm)
+		SrmDsmEnd(m->dsm);
 	MemoryContextDelete(m->cxt);
 }
