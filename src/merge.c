@@ -78,7 +78,7 @@ typedef struct SrmPlaceholder
 	dlist_node	run_node;
 } SrmPlaceholder;
 
-/* A node of the normalized-key loser tree (see loser_replay). */
+/* A node of the loser tree (see loser_replay). */
 typedef struct SrmLoser
 {
 	uint64		key;			/* the input's normalized first key */
@@ -134,8 +134,8 @@ struct SrmMerge
 	/* the main merge: a loser tree over the inputs' current tuples */
 	SrmTuple   *cur;
 	bool	   *done;
-	int		   *tree;
-	SrmLoser   *ltree;			/* normalized keys: the tree with keys inline */
+	SrmLoser   *tree;			/* the loser tree, keys inline */
+	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
 	int			nlive;
 };
 
@@ -512,19 +512,27 @@ next_block(SrmMerge *m, int r)
 /* ---------- the main merge: a loser tree ---------- */
 
 /*
- * With normalized keys each node of the tree holds its loser's key and NULL
- * rank next to the input number, so replaying a path compares registers
- * with one node after another instead of chasing input numbers to tuples
- * (measured: the replay's loads of tree, done and cur were most of the
- * merge's time).  A finished input ranks after everything.
+ * The main merge is a tournament ("loser") tree over the R inputs: leaf r
+ * holds input r's current tuple; every inner node keeps the loser of the
+ * match played there and tree[0] the overall winner.  Replacing the winner
+ * by its input's next tuple replays only the matches on its path: log2(R)
+ * comparisons, against log2(R) to 2 log2(R) for a binary heap.
+ *
+ * Each node holds its loser's normalized key and NULL rank next to the
+ * input number, so replaying a path compares registers with one node after
+ * another instead of chasing input numbers to tuples.  Keys without a
+ * normalized form have key 0 and rank 0 in every node: every match is a
+ * tie decided by the full comparison.  A finished input ranks after
+ * everything.  The functions take "normalized" as a constant argument, so
+ * that each kind of key gets its own compiled replay.
  */
 #define SRM_RANK_DONE	3
 
-static inline void
-loser_leaf(SrmMerge *m, int r, SrmLoser *l)
+static pg_attribute_always_inline void
+loser_leaf(SrmMerge *m, int r, SrmLoser *l, bool normalized)
 {
-	l->key = (uint64) m->cur[r].datum1;
-	l->rank = m->done[r] ? SRM_RANK_DONE : m->cur[r].nrank;
+	l->key = normalized ? (uint64) m->cur[r].datum1 : 0;
+	l->rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
 	l->idx = r;
 }
 
@@ -537,8 +545,9 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 		return a->key < b->key;
 	if (a->rank != SRM_RANK_DONE)
 	{
-		int			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx],
-											 m->keys);
+		int			cmp = m->normalized ?
+			SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys) :
+			SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
 
 		if (cmp != 0)
 			return cmp < 0;
@@ -546,6 +555,10 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 	return a->idx < b->idx;
 }
 
+/*
+ * loser_init
+ *		Play every match of the tree once.
+ */
 static void
 loser_init(SrmMerge *m)
 {
@@ -554,7 +567,7 @@ loser_init(SrmMerge *m)
 	int			i;
 
 	for (i = 0; i < K; i++)
-		loser_leaf(m, i, &winner[K + i]);
+		loser_leaf(m, i, &winner[K + i], m->normalized);
 	for (i = K - 1; i >= 1; i--)
 	{
 		SrmLoser   *l = &winner[2 * i],
@@ -563,26 +576,30 @@ loser_init(SrmMerge *m)
 		if (loser_beats(m, l, r))
 		{
 			winner[i] = *l;
-			m->ltree[i] = *r;
+			m->tree[i] = *r;
 		}
 		else
 		{
 			winner[i] = *r;
-			m->ltree[i] = *l;
+			m->tree[i] = *l;
 		}
 	}
-	m->ltree[0] = K > 1 ? winner[1] : winner[K];
+	m->tree[0] = K > 1 ? winner[1] : winner[K];
 	pfree(winner);
 }
 
-static inline void
-loser_replay(SrmMerge *m, int r)
+/*
+ * loser_replay
+ *		Input r has a new current tuple (or is done): replay its path.
+ */
+static pg_attribute_always_inline void
+loser_replay(SrmMerge *m, int r, bool normalized)
 {
 	SrmLoser	w;
-	SrmLoser   *tree = m->ltree;
+	SrmLoser   *tree = m->tree;
 	int			node = (r + m->nruns) / 2;
 
-	loser_leaf(m, r, &w);
+	loser_leaf(m, r, &w, normalized);
 	while (node >= 1)
 	{
 		SrmLoser   *n = &tree[node];
@@ -615,85 +632,6 @@ loser_replay(SrmMerge *m, int r)
 		node /= 2;
 	}
 	tree[0] = w;
-}
-
-/*
- * The main merge is a tournament ("loser") tree over the R inputs: leaf r
- * holds input r's current tuple; every inner node keeps the loser of the
- * match played there and tree[0] the overall winner.  Replacing the winner
- * by its input's next tuple replays only the matches on its path: log2(R)
- * comparisons, against log2(R) to 2 log2(R) for a binary heap.
- */
-static inline bool
-beats(SrmMerge *m, int a, int b)
-{
-	int			cmp;
-
-	if (m->done[a])
-		return false;
-	if (m->done[b])
-		return true;
-	if (m->keys->norm != SRM_NORM_NONE)
-		cmp = SrmCompareNorm(&m->cur[a], &m->cur[b], m->keys);
-	else
-		cmp = SrmCompareFull(&m->cur[a], &m->cur[b], m->keys);
-	return cmp < 0 || (cmp == 0 && a < b);
-}
-
-/*
- * tree_init
- *		Play every match of the tree once.
- */
-static void
-tree_init(SrmMerge *m)
-{
-	int			K = m->nruns;
-	int		   *winner = palloc(2 * K * sizeof(int));
-	int			i;
-
-	for (i = 0; i < K; i++)
-		winner[K + i] = i;
-	for (i = K - 1; i >= 1; i--)
-	{
-		int			l = winner[2 * i],
-					r = winner[2 * i + 1];
-
-		if (beats(m, l, r))
-		{
-			winner[i] = l;
-			m->tree[i] = r;
-		}
-		else
-		{
-			winner[i] = r;
-			m->tree[i] = l;
-		}
-	}
-	m->tree[0] = K > 1 ? winner[1] : 0;
-	pfree(winner);
-}
-
-/*
- * tree_replay
- *		Input w has a new current tuple (or is done): replay its path.
- */
-static inline void
-tree_replay(SrmMerge *m, int w)
-{
-	int			node = (w + m->nruns) / 2;
-
-	while (node >= 1)
-	{
-		if (beats(m, m->tree[node], w))
-		{
-			int			t = m->tree[node];
-
-			m->tree[node] = w;
-			w = t;
-		}
-		node /= 2;
-	}
-	m->tree[0] = w;
 }
 
 /*
@@ -783,10 +721,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
-	if (keys->norm != SRM_NORM_NONE)
-		m->ltree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
-	else
-		m->tree = palloc0(Max(nruns, 1) * sizeof(int));
+	m->normalized = (keys->norm != SRM_NORM_NONE);
+	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
 		m->nbufs = nbufs;
@@ -865,10 +801,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		if (!m->done[r])
 			m->nlive++;
 	}
-	if (m->ltree)
-		loser_init(m);
-	else
-		tree_init(m);
+	loser_init(m);
 
 	MemoryContextSwitchTo(old);
 	return m;
@@ -904,7 +837,7 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 	if (m->nlive == 0)
 		return false;
 
-	r = m->ltree ? m->ltree[0].idx : m->tree[0];
+	r = m->tree[0].idx;
 	*out = m->cur[r];
 	if (m->inputs[r].big_in_heap == out->tuple)
 	{
@@ -916,10 +849,10 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		m->done[r] = true;
 		m->nlive--;
 	}
-	if (m->ltree)
-		loser_replay(m, r);
+	if (m->normalized)
+		loser_replay(m, r, true);
 	else
-		tree_replay(m, r);
+		loser_replay(m, r, false);
 
 	if (m->pause)
 	{
