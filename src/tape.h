@@ -129,8 +129,7 @@ typedef struct SrmTapeSet
 	bool		page_meta;
 	SrmMetaFile meta_blocks;	/* SrmBlockRef entries */
 	SrmMetaFile meta_forecast;	/* SrmForecastEntry entries */
-	File		meta_keys;		/* by-reference forecast keys, -1 if none */
-	off_t		meta_keys_eof;
+	SrmKeyFile	meta_keys;		/* by-reference forecast keys */
 	int64		slots_in_use;
 	int64		peak_slots_in_use;
 	/* counters */
