@@ -11,6 +11,7 @@ OBJS = \
 	src/btload.o \
 	src/build.o \
 	src/disks.o \
+	src/dsmread.o \
 	src/forecast.o \
 	src/keys.o \
 	src/merge.o \

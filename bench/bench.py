@@ -64,6 +64,10 @@ DATASETS = {
                 "repeat(substr(md5(i::text), 1, 30), 3) AS v "
                 "FROM generate_series(1, {rows}) i",
                 "k", "10-byte random key + 90-byte payload"),
+    # a key with no normalized form: merges compare through the opclass
+    "interval": ("SELECT make_interval(secs => random() * 1e9) AS k, i::int8 AS v "
+                 "FROM generate_series(1, {rows}) i",
+                 "k", "interval key (no normalized form) + int8 payload"),
     "text_c": (TEXT_KEYS, 'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
     "text_cutf8": (TEXT_KEYS, 'k COLLATE "C.utf8"',
                    "random text keys of 16-32 characters, libc C.UTF-8"),

@@ -52,10 +52,10 @@ static bool ring_async = false;	/* the kernel knows IOSQE_ASYNC (5.6+) */
 /*
  * ring_init
  *		Set up the ring.  Completions of buffered I/O are posted by io-wq
- *		workers, which by default interrupt the backend with an IPI for each;
- *		cooperative task running delivers them at the backend's next system
- *		call instead (measured: 9% of a 4MB sort's backend time went to the
- *		IPIs).  Older kernels refuse the flags: then plain set-up.
+ *		workers, which by default interrupt the backend with an IPI for each,
+ *		a noticeable share of its time; cooperative task running delivers
+ *		them at the backend's next system call instead.  Older kernels
+ *		refuse the flags: then plain set-up.
  */
 static int
 ring_init(void)
@@ -253,8 +253,8 @@ reap(void)
  * SrmIoPrefault
  *		See aio.h.  The kernel zeroes every page a process touches for the
  *		first time; a sort held in memory touches its whole input so, on its
- *		own CPU (measured: 11% of a 1GB sort of 5M ICU text keys, against 2%
- *		at 64MB, whose arena is reused).  MADV_POPULATE_WRITE sent through
+ *		own CPU (large budgets pay most: smaller ones reuse their arena).
+ *		MADV_POPULATE_WRITE sent through
  *		io_uring runs in its worker, on the other CPU, ahead of the backend
  *		filling the range.  It faults pages in without writing to them, so
  *		it is harmless whatever the range holds by the time it runs, and an

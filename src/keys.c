@@ -9,11 +9,21 @@
  * (DESC and NULLS FIRST from the index options) and then heap TIDs, exactly
  * the order PostgreSQL's own btree build sorts in.
  *
- * Only the first key may be abbreviated, and only during run formation:
- * tuples read back from runs carry their first key in full, so merges and
- * forecasts use the unabbreviated comparator (keys->key0).  Abbreviation
- * may be given up by the opclass's abort routine while the first run is
- * still in memory, as in tuplesort.
+ * The first key may have a normalized form (setup_norm): a NULL rank and
+ * a 64-bit unsigned integer whose order is the key's order, or a prefix of
+ * it -- the value itself for integers, floats, booleans and OIDs, leading
+ * bytes under memcmp order (bytea, uuid, text in a C-ordered collation), or
+ * the opclass's abbreviated key where that compares as an unsigned integer
+ * (SRM_NORM_ABBREV: text under ICU, numeric, ...).  Every record in a run
+ * carries it in its header, so run formation radix sorts on it, and merges
+ * and forecasts compare it first; where it is only a prefix, ties go to
+ * the full first key (keys->key0), then to the other keys.
+ *
+ * Without a normalized form, the first key may be abbreviated during run
+ * formation only, as in tuplesort (the opclass's abort routine may give
+ * abbreviation up while the first run is still in memory); tuples read
+ * back from runs carry their first key in full, so merges and forecasts
+ * use the unabbreviated comparator (keys->key0).
  *
  * All state lives in the memory context current at SrmKeysMake*.
  *

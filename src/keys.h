@@ -19,8 +19,8 @@
 
 /*
  * One tuple in memory: the tuple itself (a MinimalTuple for heap sorts, an
- * IndexTuple for index sorts) and its first key, which run formation may
- * hold in abbreviated form and merges always hold in full.
+ * IndexTuple for index sorts) and its first key: normalized where the key
+ * has a normalized form, else abbreviated (run formation only) or in full.
  */
 typedef struct SrmTuple
 {

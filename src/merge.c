@@ -32,9 +32,9 @@
  * another order), the block is read on demand and counted as a stall.
  * When the block is in flight, the merge waits for it.
  *
- * DSM (§2.4) is the baseline: runs are striped from disk 0 and each run
- * reads D consecutive blocks (one per disk) at a time into one of its two
- * superblock buffers, double-buffered.
+ * DSM (§2.4) is the baseline: only the block-choice step (which buffer
+ * holds a run's next block, and which reads to issue) differs, and it is
+ * dsmread.c's.
  *
  * Records too large for a block (BIG + CONT blocks) are read into a
  * separate buffer, continuation blocks synchronously.
@@ -60,6 +60,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "dsmread.h"
 #include "forecast.h"
 #include "merge.h"
 
@@ -83,7 +84,7 @@ typedef struct SrmPlaceholder
 	dlist_node	run_node;
 } SrmPlaceholder;
 
-/* A node of the normalized-key loser tree (see loser_replay). */
+/* A node of the loser tree (see loser_replay). */
 typedef struct SrmLoser
 {
 	uint64		key;			/* the input's normalized first key */
@@ -95,7 +96,8 @@ typedef struct SrmInput
 {
 	SrmRun	   *run;
 	int64		blockno;		/* leading block, -1 when exhausted */
-	SrmBuf	   *leading;
+	char	   *block;			/* the leading block's data */
+	SrmBuf	   *leading;		/* SRM: its buffer */
 	char	   *rec;			/* next record in the leading block */
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
@@ -106,17 +108,13 @@ typedef struct SrmInput
 	Size		tcap[2];
 	int			tnext;			/* the one to use next */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
-	/* DSM only */
-	SrmBuf	  **super[2];		/* two superblocks of D buffers */
-	int64		super_first[2]; /* first block index of each superblock */
-	int			cur_super;
 } SrmInput;
 
 struct SrmMerge
 {
 	SrmTapeSet *ts;
 	SrmKeys    *keys;
-	bool		dsm;
+	SrmDsmReader *dsm;			/* DSM: its reader; NULL for SRM */
 	int			nruns;
 	int			ndisks;
 	SrmInput   *inputs;
@@ -131,10 +129,6 @@ struct SrmMerge
 	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
 	char	   *release_big;	/* BIG record returned last, freed next call */
 	char	   *scratch;		/* block buffer for continuation blocks */
-	/* DSM: a superblock refill waiting until the last tuple is consumed */
-	int			refill_run;
-	int			refill_super;
-	int64		refill_first;
 
 	/* SRM state */
 	SrmForecastHeap *fh;
@@ -150,8 +144,8 @@ struct SrmMerge
 	/* the main merge: a loser tree over the inputs' current tuples */
 	SrmTuple   *cur;
 	bool	   *done;
-	int		   *tree;
-	SrmLoser   *ltree;			/* normalized keys: the tree with keys inline */
+	SrmLoser   *tree;			/* the loser tree, keys inline */
+	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
 	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };
@@ -382,9 +376,9 @@ srm_prepare_reads(SrmMerge *m)
 static void
 read_big(SrmMerge *m, SrmInput *in)
 {
-	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
 
-	in->big = SrmTapeReadBig(m->ts, in->run, in->leading->data, &m->scratch,
+	in->big = SrmTapeReadBig(m->ts, in->run, in->block, &m->scratch,
 							 m->cxt, true);
 	m->counters->blocks_consumed += hdr->ncont;
 	in->rec = in->big;
@@ -392,25 +386,27 @@ read_big(SrmMerge *m, SrmInput *in)
 
 /*
  * set_leading
- *		Make buffer b, holding block blockno, the leading block of input r.
+ *		Make data, holding block blockno once io is done, the leading block
+ *		of input r.
  */
 static void
-set_leading(SrmMerge *m, int r, int64 blockno, SrmBuf *b)
+set_leading(SrmMerge *m, int r, int64 blockno, char *data, SrmIo *io)
 {
 	SrmInput   *in = &m->inputs[r];
 	SrmBlockHeader *hdr;
 
-	wait_buf(m, b);
-	SrmTapeCheckBlock(m->ts, in->run, blockno, b->data);
+	if (io->state != SRM_IO_IDLE)
+		SrmIoWait(m->ts->io, io);
+	SrmTapeCheckBlock(m->ts, in->run, blockno, data);
 	/* in memory for good: the slot can take later writes */
 	SrmTapeReleaseBlock(m->ts, in->run, blockno);
 	m->counters->blocks_consumed++;
 
-	hdr = (SrmBlockHeader *) b->data;
+	hdr = (SrmBlockHeader *) data;
 	in->blockno = blockno;
-	in->leading = b;
+	in->block = data;
 	in->recs_left = hdr->nrecords;
-	in->rec = b->data + SRM_BLOCK_HDRSZ;
+	in->rec = data + SRM_BLOCK_HDRSZ;
 	if (hdr->flags & SRM_BLOCK_BIG)
 		read_big(m, in);
 }
@@ -422,32 +418,23 @@ set_leading(SrmMerge *m, int r, int64 blockno, SrmBuf *b)
 static int64
 next_head_of(SrmMerge *m, SrmInput *in)
 {
-	SrmBlockHeader *hdr = (SrmBlockHeader *) in->leading->data;
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
 	int64		next = in->blockno + 1 + ((hdr->flags & SRM_BLOCK_BIG) ? hdr->ncont : 0);
 
 	return next < in->run->nblocks ? next : -1;
 }
 
 /*
- * srm_next_block
- *		Step 11(b): input r's leading block is depleted; make its next block
- *		the leading one.  Returns false if the run is exhausted.
+ * srm_block
+ *		Step 11(b): the buffer for block want of input r, its next leading
+ *		block: prefetched, in flight, or read now (a stall).
  */
-static bool
-srm_next_block(SrmMerge *m, int r)
+static SrmBuf *
+srm_block(SrmMerge *m, int r, int64 want)
 {
 	SrmInput   *in = &m->inputs[r];
-	int64		want = next_head_of(m, in);
 	SrmPlaceholder *p = NULL;
 	SrmBuf	   *b;
-
-	m->release_buf = in->leading;
-	in->leading = NULL;
-	if (want < 0)
-	{
-		in->blockno = -1;
-		return false;
-	}
 
 	/* find the block's placeholder, looking further ahead if need be */
 	for (;;)
@@ -493,107 +480,42 @@ srm_next_block(SrmMerge *m, int r)
 	if (p == m->next_marked)
 		m->next_marked = smallest_oq_head(m);
 	free_placeholder(m, p);
-	set_leading(m, r, want, b);
-	return true;
-}
-
-/* ---------- DSM reading ---------- */
-
-/*
- * dsm_read_super
- *		Issue the reads of superblock k (blocks kD .. kD+D-1) of input r
- *		into its superblock buffers s: one striped read of D blocks.
- */
-static void
-dsm_read_super(SrmMerge *m, int r, int s, int64 first)
-{
-	SrmInput   *in = &m->inputs[r];
-	int			i;
-	int			issued = 0;
-
-	in->super_first[s] = first;
-	for (i = 0; i < m->ndisks && first + i < in->run->nblocks; i++)
-	{
-		/* continuation blocks of a BIG record may be consumed already */
-		if (SrmRunBlockRef(m->ts, in->run, first + i, false)->slot < 0)
-			continue;
-		SrmTapePrepRead(m->ts, in->run, first + i, in->super[s][i]->data,
-						&in->super[s][i]->io);
-		issued++;
-	}
-	if (issued > 0)
-	{
-		SrmIoSubmit(m->ts->io);
-		m->counters->parallel_reads++;
-	}
+	return b;
 }
 
 /*
- * dsm_next_block
- *		Move input r to its next head block, switching superblocks and
- *		issuing the read of the one after as the current one is used up.
+ * next_block
+ *		Input r's leading block is depleted: make its next block the leading
+ *		one, choosing the buffer the SRM way or the DSM way.  Returns false
+ *		if the run is exhausted.
  */
 static bool
-dsm_next_block(SrmMerge *m, int r)
+next_block(SrmMerge *m, int r)
 {
 	SrmInput   *in = &m->inputs[r];
 	int64		want = next_head_of(m, in);
-	int			D = m->ndisks;
-	int			s,
-				o,
-				i;
+	char	   *data;
+	SrmIo	   *io;
 
+	/* the tuple returned last may point into the buffer: free it next call */
+	if (in->leading != NULL)
+		m->release_buf = in->leading;
 	in->leading = NULL;
+	in->block = NULL;
 	if (want < 0)
 	{
 		in->blockno = -1;
 		return false;
 	}
-
-	s = in->cur_super;
-	o = 1 - s;
-	if (want >= in->super_first[s] && want < in->super_first[s] + D)
+	if (m->dsm)
+		data = SrmDsmBlock(m->dsm, r, want, &io);
+	else
 	{
-		set_leading(m, r, want, in->super[s][want - in->super_first[s]]);
-		return true;
+		in->leading = srm_block(m, r, want);
+		data = in->leading->data;
+		io = &in->leading->io;
 	}
-	if (want >= in->super_first[o] && want < in->super_first[o] + D)
-	{
-		int64		ahead = in->super_first[o] + D;
-
-		/*
-		 * Superblock s is used up; move to the other one.  s may still hold
-		 * the tuple returned last, so its refill waits for the next call.
-		 */
-		in->cur_super = o;
-		in->super_first[s] = PG_INT64_MAX / 2;
-		if (ahead < in->run->nblocks)
-		{
-			Assert(m->refill_run < 0);
-			m->refill_run = r;
-			m->refill_super = s;
-			m->refill_first = ahead;
-		}
-		set_leading(m, r, want, in->super[o][want - in->super_first[o]]);
-		return true;
-	}
-
-	/*
-	 * A BIG record's continuation blocks (read on their own) skipped past
-	 * both superblocks: restart the stream at want's superblock.  The tuple
-	 * returned last is the BIG record, in its own memory.
-	 */
-	for (i = 0; i < D; i++)
-	{
-		wait_buf(m, in->super[0][i]);
-		wait_buf(m, in->super[1][i]);
-	}
-	in->cur_super = 0;
-	dsm_read_super(m, r, 0, want - want % D);
-	in->super_first[1] = PG_INT64_MAX / 2;
-	if (want - want % D + D < in->run->nblocks)
-		dsm_read_super(m, r, 1, want - want % D + D);
-	set_leading(m, r, want, in->super[0][want % D]);
+	set_leading(m, r, want, data, io);
 	return true;
 }
 
@@ -635,19 +557,27 @@ materialize(SrmMerge *m, int r)
 }
 
 /*
- * With normalized keys each node of the tree holds its loser's key and NULL
- * rank next to the input number, so replaying a path compares registers
- * with one node after another instead of chasing input numbers to tuples
- * (measured: the replay's loads of tree, done and cur were most of the
- * merge's time).  A finished input ranks after everything.
+ * The main merge is a tournament ("loser") tree over the R inputs: leaf r
+ * holds input r's current tuple; every inner node keeps the loser of the
+ * match played there and tree[0] the overall winner.  Replacing the winner
+ * by its input's next tuple replays only the matches on its path: log2(R)
+ * comparisons, against log2(R) to 2 log2(R) for a binary heap.
+ *
+ * Each node holds its loser's normalized key and NULL rank next to the
+ * input number, so replaying a path compares registers with one node after
+ * another instead of chasing input numbers to tuples.  Keys without a
+ * normalized form have key 0 and rank 0 in every node: every match is a
+ * tie decided by the full comparison.  A finished input ranks after
+ * everything.  The functions take "normalized" as a constant argument, so
+ * that each kind of key gets its own compiled replay.
  */
 #define SRM_RANK_DONE	3
 
-static inline void
-loser_leaf(SrmMerge *m, int r, SrmLoser *l)
+static pg_attribute_always_inline void
+loser_leaf(SrmMerge *m, int r, SrmLoser *l, bool normalized)
 {
-	l->key = (uint64) m->cur[r].datum1;
-	l->rank = m->done[r] ? SRM_RANK_DONE : m->cur[r].nrank;
+	l->key = normalized ? (uint64) m->cur[r].datum1 : 0;
+	l->rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
 	l->idx = r;
 }
 
@@ -662,15 +592,24 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 	{
 		int			cmp;
 
-		materialize(m, a->idx);
-		materialize(m, b->idx);
-		cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		if (m->normalized)
+		{
+			materialize(m, a->idx);
+			materialize(m, b->idx);
+			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		}
+		else
+			cmp = SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
 		if (cmp != 0)
 			return cmp < 0;
 	}
 	return a->idx < b->idx;
 }
 
+/*
+ * loser_init
+ *		Play every match of the tree once.
+ */
 static void
 loser_init(SrmMerge *m)
 {
@@ -679,7 +618,7 @@ loser_init(SrmMerge *m)
 	int			i;
 
 	for (i = 0; i < K; i++)
-		loser_leaf(m, i, &winner[K + i]);
+		loser_leaf(m, i, &winner[K + i], m->normalized);
 	for (i = K - 1; i >= 1; i--)
 	{
 		SrmLoser   *l = &winner[2 * i],
@@ -688,26 +627,30 @@ loser_init(SrmMerge *m)
 		if (loser_beats(m, l, r))
 		{
 			winner[i] = *l;
-			m->ltree[i] = *r;
+			m->tree[i] = *r;
 		}
 		else
 		{
 			winner[i] = *r;
-			m->ltree[i] = *l;
+			m->tree[i] = *l;
 		}
 	}
-	m->ltree[0] = K > 1 ? winner[1] : winner[K];
+	m->tree[0] = K > 1 ? winner[1] : winner[K];
 	pfree(winner);
 }
 
-static inline void
-loser_replay(SrmMerge *m, int r)
+/*
+ * loser_replay
+ *		Input r has a new current tuple (or is done): replay its path.
+ */
+static pg_attribute_always_inline void
+loser_replay(SrmMerge *m, int r, bool normalized)
 {
 	SrmLoser	w;
-	SrmLoser   *tree = m->ltree;
+	SrmLoser   *tree = m->tree;
 	int			node = (r + m->nruns) / 2;
 
-	loser_leaf(m, r, &w);
+	loser_leaf(m, r, &w, normalized);
 	while (node >= 1)
 	{
 		SrmLoser   *n = &tree[node];
@@ -743,85 +686,6 @@ loser_replay(SrmMerge *m, int r)
 }
 
 /*
- * The main merge is a tournament ("loser") tree over the R inputs: leaf r
- * holds input r's current tuple; every inner node keeps the loser of the
- * match played there and tree[0] the overall winner.  Replacing the winner
- * by its input's next tuple replays only the matches on its path: log2(R)
- * comparisons, against log2(R) to 2 log2(R) for a binary heap.
- */
-static inline bool
-beats(SrmMerge *m, int a, int b)
-{
-	int			cmp;
-
-	if (m->done[a])
-		return false;
-	if (m->done[b])
-		return true;
-	if (m->keys->norm != SRM_NORM_NONE)
-		cmp = SrmCompareNorm(&m->cur[a], &m->cur[b], m->keys);
-	else
-		cmp = SrmCompareFull(&m->cur[a], &m->cur[b], m->keys);
-	return cmp < 0 || (cmp == 0 && a < b);
-}
-
-/*
- * tree_init
- *		Play every match of the tree once.
- */
-static void
-tree_init(SrmMerge *m)
-{
-	int			K = m->nruns;
-	int		   *winner = palloc(2 * K * sizeof(int));
-	int			i;
-
-	for (i = 0; i < K; i++)
-		winner[K + i] = i;
-	for (i = K - 1; i >= 1; i--)
-	{
-		int			l = winner[2 * i],
-					r = winner[2 * i + 1];
-
-		if (beats(m, l, r))
-		{
-			winner[i] = l;
-			m->tree[i] = r;
-		}
-		else
-		{
-			winner[i] = r;
-			m->tree[i] = l;
-		}
-	}
-	m->tree[0] = K > 1 ? winner[1] : 0;
-	pfree(winner);
-}
-
-/*
- * tree_replay
- *		Input w has a new current tuple (or is done): replay its path.
- */
-static inline void
-tree_replay(SrmMerge *m, int w)
-{
-	int			node = (w + m->nruns) / 2;
-
-	while (node >= 1)
-	{
-		if (beats(m, m->tree[node], w))
-		{
-			int			t = m->tree[node];
-
-			m->tree[node] = w;
-			w = t;
-		}
-		node /= 2;
-	}
-	m->tree[0] = w;
-}
-
-/*
  * input_head
  *		Take the next record of input r into *t; false if it has none left.
  */
@@ -834,9 +698,7 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		return false;
 	if (in->recs_left == 0)
 	{
-		bool		more = m->dsm ? dsm_next_block(m, r) : srm_next_block(m, r);
-
-		if (!more)
+		if (!next_block(m, r))
 			return false;
 	}
 	if (in->big != NULL && in->rec == in->big)
@@ -889,7 +751,7 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 /*
  * SrmMergeBegin
  *		Steps 1-9 of the paper (SRM), or the first two superblocks of every
- *		run (DSM).
+ *		run (DSM, whose reader has its own buffers: nbufs is ignored).
  */
 SrmMerge *
 SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
@@ -908,29 +770,26 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cxt = cxt;
 	m->ts = ts;
 	m->keys = keys;
-	m->dsm = dsm;
 	m->nruns = nruns;
 	m->ndisks = D;
 	m->counters = counters;
-	m->refill_run = -1;
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
-	m->ties = !(keys->norm_exhaustive && keys->nkeys == 1 &&
-				keys->kind != SRM_KEYS_INDEX);
-	if (keys->norm != SRM_NORM_NONE)
-		m->ltree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
-	else
-		m->tree = palloc0(Max(nruns, 1) * sizeof(int));
-	if (dsm)
-		nbufs = 2 * D * nruns;
-	m->nbufs = nbufs;
-	m->bufs = palloc0(nbufs * sizeof(SrmBuf));
-	bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
-	for (i = 0; i < nbufs; i++)
+	m->normalized = (keys->norm != SRM_NORM_NONE);
+	m->ties = !(m->normalized && keys->norm_exhaustive && keys->nkeys == 1 &&
+				 keys->kind != SRM_KEYS_INDEX);
+	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
+	if (!dsm)
 	{
-		m->bufs[i].data = bufmem + (Size) i * ts->block_size;
-		put_buf(m, &m->bufs[i]);
+		m->nbufs = nbufs;
+		m->bufs = palloc0(nbufs * sizeof(SrmBuf));
+		bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
+		for (i = 0; i < nbufs; i++)
+		{
+			m->bufs[i].data = bufmem + (Size) i * ts->block_size;
+			put_buf(m, &m->bufs[i]);
+		}
 	}
 	dlist_init(&m->lq);
 	m->oq = palloc(D * sizeof(dlist_head));
@@ -946,24 +805,16 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 
 	if (dsm)
 	{
+		m->dsm = SrmDsmBegin(ts, runs, nruns, counters);
 		for (r = 0; r < nruns; r++)
 		{
-			SrmInput   *in = &m->inputs[r];
-			int			s;
+			char	   *data;
+			SrmIo	   *io;
 
-			for (s = 0; s < 2; s++)
-			{
-				in->super[s] = palloc(D * sizeof(SrmBuf *));
-				for (i = 0; i < D; i++)
-					in->super[s][i] = get_buf(m);
-				in->super_first[s] = PG_INT64_MAX / 2;
-			}
-			if (in->blockno < 0)
+			if (m->inputs[r].blockno < 0)
 				continue;
-			dsm_read_super(m, r, 0, 0);
-			if (D < in->run->nblocks)
-				dsm_read_super(m, r, 1, D);
-			set_leading(m, r, 0, in->super[0][0]);
+			data = SrmDsmBlock(m->dsm, r, 0, &io);
+			set_leading(m, r, 0, data, io);
 		}
 	}
 	else
@@ -987,7 +838,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		counters->parallel_reads += maxper;
 		for (r = 0; r < nruns; r++)
 			if (m->inputs[r].blockno >= 0)
-				set_leading(m, r, 0, m->inputs[r].leading);
+				set_leading(m, r, 0, m->inputs[r].leading->data,
+							&m->inputs[r].leading->io);
 		pfree(per_disk);
 
 		/* steps 2-5 */
@@ -1006,10 +858,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		if (!m->done[r])
 			m->nlive++;
 	}
-	if (m->ltree)
-		loser_init(m);
-	else
-		tree_init(m);
+	loser_init(m);
 
 	MemoryContextSwitchTo(old);
 	return m;
@@ -1038,16 +887,13 @@ merge_winner(SrmMerge *m, int *winner)
 		pfree(m->release_big);
 		m->release_big = NULL;
 	}
-	if (m->refill_run >= 0)
-	{
-		dsm_read_super(m, m->refill_run, m->refill_super, m->refill_first);
-		m->refill_run = -1;
-	}
+	if (m->dsm)
+		SrmDsmRefill(m->dsm);
 
 	if (m->nlive == 0)
 		return false;
 
-	r = m->ltree ? m->ltree[0].idx : m->tree[0];
+	r = m->tree[0].idx;
 	if (m->inputs[r].big_in_heap != NULL &&
 		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
 	{
@@ -1072,10 +918,10 @@ merge_advance(SrmMerge *m, int r)
 		m->done[r] = true;
 		m->nlive--;
 	}
-	if (m->ltree)
-		loser_replay(m, r);
+	if (m->normalized)
+		loser_replay(m, r, true);
 	else
-		tree_replay(m, r);
+		loser_replay(m, r, false);
 
 	if (m->pause)
 	{
@@ -1136,5 +982,7 @@ SrmMergeEnd(SrmMerge *m)
 
 	for (i = 0; i < m->nbufs; i++)
 		wait_buf(m, &m->bufs[i]);
+	if (m->dsm)
+		SrmDsmEnd(m->dsm);
 	MemoryContextDelete(m->cxt);
 }

@@ -1,14 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * mergeplan.c
- *	  Merge planning: the block size of an external sort, the merge order
- *	  and passes, the intermediate merges and the start of the final one.
+ *	  Merge planning: the block size of an external sort, the disks it
+ *	  uses, the merge orders and passes, and the buffers of every merge.
  *
  * The merges are planned as in the SRM paper §4.1.3: the smallest merge
  * order R that still gives the minimal number of passes with (2R + D)
  * input blocks, 2D output blocks (intermediate merges only) and the
- * forecast data of all runs within the budget.  Intermediate merges always
- * merge the smallest runs; the final merge streams to the caller.
+ * charged bookkeeping of all runs within the budget.
+ *
+ * Everything here is arithmetic on plain numbers (SrmMergeMem): it reads
+ * no sort's state and changes none.  sorter.c runs the merges it plans.
  *
  * IDENTIFICATION
  *	  src/mergeplan.c
@@ -20,11 +22,10 @@
 #include <limits.h>
 #include <math.h>
 
-#include "miscadmin.h"
-
-#include "shmem.h"
-#include "sorter_int.h"
+#include "disks.h"
+#include "mergeplan.h"
 #include "srmsort.h"
+#include "tape.h"
 
 /*
  * passes_for
@@ -51,15 +52,15 @@ passes_for(double nruns, int rf, int ri)
 
 /*
  * srm_order
- *		Largest merge order m buffers of B bytes allow: 2R + D buffers (SRM)
- *		or 2D per run (DSM).
+ *		Largest merge order nbufs buffers allow: 2R + D buffers (SRM) or 2D
+ *		per run (DSM), at most srmsort.max_merge_order.
  */
 static int
-srm_order(SrmSorter *s, double nbufs, int D)
+srm_order(bool dsm, double nbufs, int D)
 {
 	double		r;
 
-	if (s->dsm)
+	if (dsm)
 		r = floor(nbufs / (2.0 * D));
 	else
 		r = floor((nbufs - D) / 2.0);
@@ -110,24 +111,24 @@ SrmPlanDisks(Size budget, bool dsm, int *min_block)
  *		The largest block size, between min_block and srmsort.block_size, that
  *		gives the minimal number of merge passes for the expected input.
  *
- * Called when the first run is due, so the first memory load tells how
- * many tuples a budget holds and how long they are; the planner's estimate
- * (bytes of heap tuples: the MinimalTuple length plus about 8) gives the
- * rows to expect (index sorts: the heap's row estimate).  For each block
+ * Called when the first run is due, so the first memory load (first_tuples
+ * tuples of first_bytes bytes) tells how many tuples a budget holds and how
+ * long they are; the planner's estimate est_input (bytes of heap tuples:
+ * the MinimalTuple length plus about 8) gives the rows to expect, or
+ * est_rows does (index sorts: the heap's row estimate).  For each block
  * size B, later loads lose the 2D write buffers and the charged part of
  * the runs' bookkeeping (one block reference and forecast entry per block,
- * in arrays grown by doubling, so a third more on average; charged up to
- * a quarter of the budget), and the merges lose that bookkeeping too: with
- * the full budget assumed instead, 50M narrow rows at 4MB chose 64kB
- * blocks, made 1217 runs where 714 were expected, and merged them in three
- * passes where 16kB or 32kB blocks need two.
+ * in arrays grown by doubling, so a third more on average), and the merges
+ * lose that bookkeeping too: assuming the full budget instead chooses
+ * blocks too large for small budgets, and an extra pass.
  */
 int
-SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
+SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
+				 double est_rows, double est_input,
+				 double first_tuples, double first_bytes)
 {
-	double		first = Max((double) s->load.ntuples, 1.0);
-	double		avglen = s->load.ntuples > 0 ?
-		(double) s->input_bytes / s->load.ntuples : 64.0;
+	double		first = Max(first_tuples, 1.0);
+	double		avglen = first_tuples > 0 ? first_bytes / first_tuples : 64.0;
 	double		rows;
 	double		run_bytes;
 	int			best = min_block;
@@ -136,7 +137,7 @@ SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 	int			B;
 
 	/* without an estimate, or with a small one, expect a large input */
-	rows = s->est_rows > 0 ? s->est_rows : s->est_input / (avglen + 8.0);
+	rows = est_rows > 0 ? est_rows : est_input / (avglen + 8.0);
 	rows = Max(rows, first * (rows > 0 ? 2 : 64));
 	/* a record is about as long as its tuple (record.c) */
 	run_bytes = rows * avglen;
@@ -151,11 +152,11 @@ SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 		double		per = B + SRM_BUF_SLACK;
 		double		meta = Min(run_bytes / B * 1.33 *
 							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
-							   (double) s->budget / SRM_META_RESIDENT_SHARE);
-		double		load = (double) s->budget - 2.0 * D * per - meta;
-		double		nruns = ceil(rows / Max(first * load / s->budget, 1.0));
-		int			rf = srm_order(s, (s->budget - meta) / per, D);
-		int			ri = srm_order(s, (s->budget - meta) / per - 2.0 * D, D);
+							   (double) budget / SRM_META_RESIDENT_SHARE);
+		double		load = (double) budget - 2.0 * D * per - meta;
+		double		nruns = ceil(rows / Max(first * load / budget, 1.0));
+		int			rf = srm_order(dsm, (budget - meta) / per, D);
+		int			ri = srm_order(dsm, (budget - meta) / per - 2.0 * D, D);
 		int			p1 = passes_for(nruns, rf, ri);
 		int			p4 = passes_for(4 * nruns, rf, ri);
 
@@ -172,292 +173,176 @@ SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 
 /*
  * merge_buffers
- *		Input block buffers a merge can have with avail bytes.
+ *		Block buffers avail bytes hold.
  */
 static int
-merge_buffers(SrmSorter *s, double avail)
+merge_buffers(const SrmMergeMem *mm, double avail)
 {
-	return (int) Max(avail / (s->block_size + SRM_BUF_SLACK), 0);
+	return (int) Max(avail / (mm->block_size + SRM_BUF_SLACK), 0);
 }
 
 /*
  * merge_nbufs
  *		Block buffers for a merge of k runs: what memory allows (avail), but
  *		at least what the merge needs (SRM: 2k + D, DSM: 2D per run) and,
- *		for SRM, at most SRM_PREFETCH_READS Parallel_Reads beyond that.
- *		Forecasting reads only blocks that will be needed, so more buffers
- *		only read further ahead: with all of a 1GB budget as buffers a
- *		two-run merge faulted in 1GB and read its runs long before using
- *		them (measured: 10M records 40% slower than DSM's 2D per run).
+ *		for SRM, at most SRM_PREFETCH_READS Parallel_Reads beyond that:
+ *		forecasting reads only blocks that will be needed, so more buffers
+ *		would only read further ahead, faulting in memory long before use.
  */
 static int
-merge_nbufs(SrmSorter *s, int avail, int k)
+merge_nbufs(const SrmMergeMem *mm, int avail, int k)
 {
-	int			D = s->ts->ndisks;
-	int			need = s->dsm ? 2 * D * k : 2 * k + D;
+	int			D = mm->ndisks;
+	int			need = mm->dsm ? 2 * D * k : 2 * k + D;
 	int			n = Max(avail, need);
 
-	if (!s->dsm)
+	if (!mm->dsm)
 		n = Min(n, need + SRM_PREFETCH_READS * D);
 	return n;
 }
 
 /*
- * take_smallest_runs
- *		Move the k smallest runs to the end of s->runs (so that merging
- *		them moves the least data) and return a pointer to them.
- */
-static SrmRun **
-take_smallest_runs(SrmSorter *s, int k)
-{
-	int			i,
-				j;
-
-	/* selection: the i-th smallest goes to position nruns - 1 - i */
-	for (i = 0; i < k; i++)
-	{
-		int			pos = s->nruns - 1 - i;
-		int			small = pos;
-		SrmRun	   *tmp;
-
-		for (j = 0; j < pos; j++)
-			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
-				small = j;
-		tmp = s->runs[pos];
-		s->runs[pos] = s->runs[small];
-		s->runs[small] = tmp;
-	}
-	return &s->runs[s->nruns - k];
-}
-
-/* Memory of the page caches of a merge's k paged inputs (the output's are
- * in mem_used). */
-static inline Size
-merge_open_bytes(SrmSorter *s, int k)
-{
-	return SrmRunOpenBytes(s->ts) * (Size) k;
-}
-
-/*
- * merge_runs_to_one
- *		An intermediate merge: the k smallest runs become one new run,
- *		through nbufs input buffers; the memory peak is noted.
- */
-static void
-merge_runs_to_one(SrmSorter *s, int k, int nbufs)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	SrmRun	  **inputs = take_smallest_runs(s, k);
-	SrmRun	   *out;
-	SrmRunWriter *w;
-	SrmMerge   *m;
-	const char *rec;
-	Size		reclen;
-	uint64		key;
-	uint8		nrank;
-	int			i;
-	Size		expect = 0;
-
-	/* the output's bookkeeping is about the inputs' together */
-	for (i = 0; i < k; i++)
-		expect += inputs[i]->forecast_bytes;
-	out = SrmSorterNewRun(s, expect);
-	for (i = 0; i < k; i++)
-		out->merges = Max(out->merges, inputs[i]->merges + 1);
-
-	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
-	while (SrmMergeNextRecord(m, &rec, &reclen, &key, &nrank))
-		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
-	SrmRunWriterEnd(w);
-	SrmMergeEnd(m);
-
-	for (i = 0; i < k; i++)
-	{
-		s->runs_meta -= inputs[i]->forecast_bytes;
-		SrmRunFree(s->ts, inputs[i]);
-	}
-	s->nruns -= k;
-	SrmSorterAddRun(s, out);
-	SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, k) +
-					 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * debug_pause_before_merge
- *		Fault-injection tests fill a workfile disk while a sort sits between
- *		run formation and its intermediate merges: the developer option
- *		srmsort.debug_merge_pause makes every such sort wait that long,
- *		interruptibly.  At 0 (always, outside tests) it costs one load.
- */
-static void
-debug_pause_before_merge(void)
-{
-	int			ms;
-
-	for (ms = srmsort_debug_merge_pause; ms > 0; ms -= 10)
-	{
-		CHECK_FOR_INTERRUPTS();
-		pg_usleep(10000L);
-	}
-}
-
-/*
  * merge_avail
- *		Memory for a merge's block buffers: the budget less the bookkeeping
- *		in memory, what the memory load still holds and, for paged runs,
+ *		Memory for a merge's block buffers: the budget less the charged
+ *		bookkeeping, what the memory load still holds and, for paged runs,
  *		the page caches of the inputs of a merge of the order memory allows
  *		(and of its output).
  */
 static double
-merge_avail(SrmSorter *s)
+merge_avail(const SrmMergeMem *mm)
 {
-	double		avail = (double) s->budget - forecast_bytes(s) -
-		SrmMemLoadBytes(&s->load);
-	Size		open = SrmRunOpenBytes(s->ts);
+	double		avail = (double) mm->budget -
+		SrmMetaCharged(mm->budget, mm->meta) - mm->load;
 
-	if (open > 0)
+	if (mm->open_bytes > 0)
 	{
-		int			r = srm_order(s, merge_buffers(s, avail), s->ts->ndisks);
+		int			r = srm_order(mm->dsm, merge_buffers(mm, avail), mm->ndisks);
 
-		avail -= (double) open * (Min(Max(r, 2), s->nruns) + 1);
+		avail -= (double) mm->open_bytes * (Min(Max(r, 2), mm->nruns) + 1);
 	}
 	return avail;
 }
 
 /*
- * SrmPlanCascade
- *		During run formation, between runs: once the runs' bookkeeping in
- *		memory passes its charged share of the budget (paging keeps the
- *		block lists out, but each run's 144-byte header stays),
- *		merge the smallest runs until it is back under half that share.
+ * SrmPlanEarlyMerge
+ *		During run formation, between runs, once the runs' bookkeeping in
+ *		memory has passed its charged share of the budget (paging keeps
+ *		the block lists out, but each run's header stays): merge the
+ *		smallest runs until it is back under half that share.
  *
  * Only thousands of runs in a small budget get here: rows of kilobytes
- * at a few hundred kB of work_mem (measured: 20000 rows of up to 22kB at
- * 256kB, 2197 runs, peak 508kB).  The merges are the ones the final plan
+ * at a few hundred kB of work_mem.  The merges are the ones the final plan
  * would have made anyway, the smallest runs first, just earlier; the
  * caller has given back the load's memory for their buffers.
  */
 bool
-SrmPlanCascade(SrmSorter *s)
+SrmPlanEarlyMerge(const SrmMergeMem *mm, int *k, int *nbufs)
 {
-	int			D = s->ts->ndisks;
-	Size		goal = s->budget / (2 * SRM_META_CHARGED_SHARE);
+	int			D = mm->ndisks;
+	double		avail;
+	int			ri;
 
-	while (s->runs_meta > goal && s->nruns > 2)
-	{
-		double		avail = merge_avail(s);
-		int			ri = srm_order(s, merge_buffers(s, avail) - 2 * D, D);
-		int			k = Min(ri, s->nruns);
-		int			nbufs;
-
-		/* no merge fits: the final plan will say so (too little memory) */
-		if (k < 2)
-			return false;
-		nbufs = merge_nbufs(s, merge_buffers(s, avail) - 2 * D, k);
-		merge_runs_to_one(s, k, nbufs);
-	}
+	*k = 0;
+	*nbufs = 0;
+	if (mm->meta <= mm->budget / (2 * SRM_META_CHARGED_SHARE) ||
+		mm->nruns <= 2)
+		return true;
+	avail = merge_avail(mm);
+	ri = srm_order(mm->dsm, merge_buffers(mm, avail) - 2 * D, D);
+	/* no merge fits: the final plan will say so (too little memory) */
+	if (Min(ri, mm->nruns) < 2)
+		return false;
+	*k = Min(ri, mm->nruns);
+	*nbufs = merge_nbufs(mm, merge_buffers(mm, avail) - 2 * D, *k);
 	return true;
 }
 
 /*
  * SrmPlanMerges
- *		Plan the merges (paper §4.1.3), run the intermediate ones and start
- *		the final merge.
+ *		The merge orders and passes for mm->nruns runs (paper §4.1.3).
+ *
+ * With too little memory even for the disks and blocks SrmPlanDisks chose
+ * (the runs' headers took more than their share) the plan is the smallest
+ * workable merge, a little past the budget, and says so (tight).
  */
 void
-SrmPlanMerges(SrmSorter *s)
+SrmPlanMerges(const SrmMergeMem *mm, SrmMergePlan *plan)
 {
-	int			D = s->ts->ndisks;
-	double		avail = merge_avail(s);
-	int			out_bufs = 2 * D;
-	int			rf = srm_order(s, merge_buffers(s, avail), D);
-	int			ri = srm_order(s, merge_buffers(s, avail) - out_bufs, D);
-	int			min_order = 2;
+	double		avail = merge_avail(mm);
+	int			out_bufs = 2 * mm->ndisks;
+	int			rf = srm_order(mm->dsm, merge_buffers(mm, avail), mm->ndisks);
+	int			ri = srm_order(mm->dsm, merge_buffers(mm, avail) - out_bufs,
+							   mm->ndisks);
 	int			R;
-	int			nbufs;
-	int			i;
 
-	/*
-	 * Too little memory even for the disks and blocks SrmPlanDisks chose
-	 * (the runs' headers took more than their share): the smallest
-	 * workable merge, a little past the budget.  EXPLAIN shows the peak;
-	 * the server log says why at DEBUG1.
-	 */
-	if (rf < min_order || (s->nruns > rf && ri < min_order))
-	{
-		if (!s->tight_memory)
-			ereport(DEBUG1,
-					(errmsg_internal("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk%s with %dkB blocks beside %zukB of run bookkeeping",
-									 s->budget / 1024, D, D == 1 ? "" : "s",
-									 s->block_size / 1024,
-									 (Size) Max((double) s->budget - avail, 0.0) / 1024)));
-		s->tight_memory = true;
-		rf = Max(rf, min_order);
-		ri = Max(ri, min_order);
-	}
-
-	s->passes = passes_for(s->nruns, rf, ri);
+	plan->avail = avail;
+	plan->tight = (rf < 2 || (mm->nruns > rf && ri < 2));
+	rf = Max(rf, 2);
+	ri = Max(ri, 2);
+	plan->final_order = rf;
+	plan->inter_order = ri;
+	plan->passes = passes_for(mm->nruns, rf, ri);
 
 	/* the smallest R with the same number of passes */
-	for (R = 2; R < Max(rf, 2); R++)
-		if (passes_for(s->nruns, Min(R, rf), Min(R, ri)) <= s->passes)
+	for (R = 2; R < rf; R++)
+		if (passes_for(mm->nruns, Min(R, rf), Min(R, ri)) <= plan->passes)
 			break;
-	s->merge_order = Min(Max(R, 2), Max(rf, 2));
+	plan->merge_order = Min(R, rf);
+}
 
-	/* intermediate merges, of the smallest runs first */
-	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
-	if (s->nruns > rf)
-		debug_pause_before_merge();
-	while (s->nruns > rf)
+/*
+ * SrmPlanNextMerge
+ *		The next intermediate merge of plan with nruns runs left, of the
+ *		smallest runs first: until the final merge can take the rest, or
+ *		(to_one) until one run is left.  Its buffers leave room for the 2D
+ *		output buffers.
+ */
+int
+SrmPlanNextMerge(const SrmMergeMem *mm, const SrmMergePlan *plan, int nruns,
+				 bool to_one, int *nbufs)
+{
+	int			k;
+
+	if (to_one)
 	{
-		int			k = Min(Min(s->merge_order, ri), s->nruns - rf + 1);
-
+		if (nruns <= 1)
+			return 0;
+		k = Min(plan->inter_order, nruns);
+	}
+	else
+	{
+		if (nruns <= plan->final_order)
+			return 0;
+		k = Min(Min(plan->merge_order, plan->inter_order),
+				nruns - plan->final_order + 1);
 		k = Max(k, 2);
-		nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
-		merge_runs_to_one(s, k, nbufs);
 	}
+	*nbufs = merge_nbufs(mm, merge_buffers(mm, plan->avail) - 2 * mm->ndisks,
+						 k);
+	return k;
+}
 
-	if (s->flags & SRM_SORT_RANDOMACCESS)
-	{
-		/* write the result once more as one run, readable both ways */
-		while (s->nruns > 1)
-		{
-			int			k = Min(Max(ri, 2), s->nruns);
+/*
+ * SrmPlanFinalBuffers
+ *		Input buffers of the final merge of all mm->nruns runs (no output
+ *		buffers: it streams to the caller).
+ */
+int
+SrmPlanFinalBuffers(const SrmMergeMem *mm)
+{
+	return merge_nbufs(mm, merge_buffers(mm, merge_avail(mm)), mm->nruns);
+}
 
-			nbufs = merge_nbufs(s, merge_buffers(s, avail) - out_bufs, k);
-			merge_runs_to_one(s, k, nbufs);
-		}
-		pfree(s->wbufs_raw);
-		pfree(s->wbufs);
-		s->wbufs = NULL;
-		s->nwbufs = 0;
-		nbufs = Max(merge_buffers(s, merge_avail(s)), D + 2);
-		nbufs = Min(nbufs, 4 * D + 2);
-		s->passes = Max(s->passes, s->runs[0]->merges);
-		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, 1) +
-				 SrmScanMemory(s->ts, s->runs[0], nbufs));
-		s->state = SS_SORTEDONDISK;
-		return;
-	}
+/*
+ * SrmPlanScanBuffers
+ *		Read buffers of the scan of one run: what memory allows, between
+ *		D + 2 and 4D + 2 (more would only read further ahead).
+ */
+int
+SrmPlanScanBuffers(const SrmMergeMem *mm)
+{
+	int			D = mm->ndisks;
+	int			nbufs = Max(merge_buffers(mm, merge_avail(mm)), D + 2);
 
-	/* the final merge: no output buffers */
-	pfree(s->wbufs_raw);
-	pfree(s->wbufs);
-	s->wbufs = NULL;
-	s->nwbufs = 0;
-	avail = merge_avail(s);
-	nbufs = merge_nbufs(s, merge_buffers(s, avail), s->nruns);
-	/* runs merged early (SrmPlanCascade) went through more passes */
-	for (i = 0; i < s->nruns; i++)
-		s->passes = Max(s->passes, s->runs[i]->merges + 1);
-	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
-							 &s->counters);
-	SrmSorterNoteMem(s, SrmSorterMemUsed(s) + merge_open_bytes(s, s->nruns) +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	s->state = SS_FINALMERGE;
+	return Min(nbufs, 4 * D + 2);
 }

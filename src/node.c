@@ -45,7 +45,7 @@
 #include "sorter.h"
 #include "srmsort.h"
 
-typedef struct SrmSortState
+typedef struct SrmSortScanState
 {
 	CustomScanState css;
 	int			nkeys;
@@ -64,7 +64,7 @@ typedef struct SrmSortState
 	/* facts of the last sort, kept for EXPLAIN ANALYZE */
 	SrmSortStats stats;
 	TuplesortInstrumentation ts_stats;
-} SrmSortState;
+} SrmSortScanState;
 
 static Node *srm_create_state(CustomScan *cscan);
 static void srm_begin(CustomScanState *node, EState *estate, int eflags);
@@ -109,7 +109,7 @@ SrmNodeInit(void)
 static Node *
 srm_create_state(CustomScan *cscan)
 {
-	SrmSortState *state = palloc0(sizeof(SrmSortState));
+	SrmSortScanState *state = palloc0(sizeof(SrmSortScanState));
 	List	   *priv = cscan->custom_private;
 	List	   *cols = (List *) linitial(priv);
 	List	   *ops = (List *) lsecond(priv);
@@ -146,7 +146,7 @@ srm_create_state(CustomScan *cscan)
 static void
 srm_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 
@@ -179,7 +179,7 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
  *		End the current sort, keeping its facts for EXPLAIN.
  */
 static void
-end_sort(SrmSortState *state)
+end_sort(SrmSortScanState *state)
 {
 	if (state->sorter != NULL)
 	{
@@ -202,7 +202,7 @@ end_sort(SrmSortState *state)
  *		Drain the child into a new sort and sort.
  */
 static void
-do_sort(SrmSortState *state)
+do_sort(SrmSortScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	PlanState  *outer = outerPlanState(state);
@@ -251,7 +251,7 @@ do_sort(SrmSortState *state)
 static TupleTableSlot *
 srm_exec(CustomScanState *node)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 	bool		forward;
 
 	CHECK_FOR_INTERRUPTS();
@@ -303,7 +303,7 @@ srm_exec(CustomScanState *node)
 static void
 srm_end(CustomScanState *node)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	end_sort(state);
 	if (state->result)
@@ -319,7 +319,7 @@ srm_end(CustomScanState *node)
 static void
 srm_rescan(CustomScanState *node)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 	PlanState  *outer = outerPlanState(node);
 
 	if (!state->sorted)
@@ -341,7 +341,7 @@ srm_rescan(CustomScanState *node)
 static void
 srm_markpos(CustomScanState *node)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	if (!state->sorted)
 		return;
@@ -354,7 +354,7 @@ srm_markpos(CustomScanState *node)
 static void
 srm_restrpos(CustomScanState *node)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	if (!state->sorted)
 		return;
@@ -407,7 +407,7 @@ sort_key_text(Node *expr, Oid sortop, Oid coll, bool nullsFirst,
  *		"Sort Key: ..." exactly like a Sort node.
  */
 static void
-show_sort_keys(SrmSortState *state, List *ancestors, ExplainState *es)
+show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
@@ -558,7 +558,7 @@ show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
  *		"Worker N:" facts of the parallel workers' sorts, as Sort shows them.
  */
 static void
-show_worker_facts(SrmSortState *state, ExplainState *es)
+show_worker_facts(SrmSortScanState *state, ExplainState *es)
 {
 	SrmSortStats ws[64];
 	int			wn[64];
@@ -606,7 +606,7 @@ show_worker_facts(SrmSortState *state, ExplainState *es)
 static void
 srm_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	SrmSortState *state = (SrmSortState *) node;
+	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	show_sort_keys(state, ancestors, es);
 	if (!es->analyze || !state->sorted)

@@ -10,13 +10,11 @@
  *	   for the sort's memory: ExecSetTupleBound does not know custom scans,
  *	   so srmsort sorts everything and its final merge simply stops early,
  *	   which only pays when PostgreSQL's top-N heapsort could not keep the
- *	   bound in memory either (measured: LIMIT 100 of 5M rows is faster
- *	   native, LIMIT 2.5M of 5M is 1.9x faster through srmsort),
+ *	   bound in memory either (small bounds are faster native),
  *	 - would take PostgreSQL's own sort at least srmsort.min_input_size
  *	   bytes of memory by the planner's estimates (default 64kB: srmsort's
  *	   in-memory radix sort beats PostgreSQL's quicksort from a few
- *	   thousand rows up, measured 2x at 10k and 1M int8 rows; -1 takes only
- *	   sorts PostgreSQL would spill), and
+ *	   thousand rows up; -1 takes only sorts PostgreSQL would spill), and
  *	 - has the plain target list setrefs gives a Sort,
  *
  * by a CustomScan that keeps the Sort's whole Plan header (plan_node_id,

@@ -104,7 +104,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 	 * Permute in place: cycle each misplaced element into its bucket.  In
 	 * an array larger than the caches every bucket head is a miss, one
 	 * after the other; fetching a few elements ahead of each head hides
-	 * them (measured: the top level of a 1M-tuple sort 24 -> 15 ms).
+	 * them.
 	 */
 	for (b = 0; b < nb; b++)
 	{

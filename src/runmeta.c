@@ -14,6 +14,10 @@
  * are released during merges) and read back on demand; the file is in the
  * page cache in practice, and one page covers SRM_PAGE_ENTRIES blocks.
  *
+ * First keys passed by reference that have no normalized form go to a
+ * third file, the keys file (SrmKeyFile), appended to as runs are written;
+ * a paged run's forecast entries hold their positions in it.
+ *
  * IDENTIFICATION
  *	  src/runmeta.c
  *
@@ -85,11 +89,11 @@ page_offset(SrmMetaFile *mf, SrmPaged *pa, int64 k)
 }
 
 /*
- * SrmMetaWrite
+ * meta_write
  *		Write len bytes at pos of a metadata file, or ERROR.
  */
-void
-SrmMetaWrite(File vfd, const char *p, int len, off_t pos)
+static void
+meta_write(File vfd, const char *p, int len, off_t pos)
 {
 	int			rc = FileWrite(vfd, (char *) p, len, pos, WAIT_EVENT_BUFFILE_WRITE);
 
@@ -106,12 +110,12 @@ SrmMetaWrite(File vfd, const char *p, int len, off_t pos)
 }
 
 /*
- * SrmMetaRead
+ * meta_read
  *		Read up to len bytes at pos of a metadata file (fewer at its end);
  *		the bytes read, or ERROR.
  */
-int
-SrmMetaRead(File vfd, char *p, int len, off_t pos)
+static int
+meta_read(File vfd, char *p, int len, off_t pos)
 {
 	int			rc = FileRead(vfd, p, len, pos, WAIT_EVENT_BUFFILE_READ);
 
@@ -135,7 +139,7 @@ write_back(SrmMetaFile *mf, SrmPaged *pa, int slot)
 	int			bytes = page_count(pa, c->pageno[slot]) * mf->entsz;
 
 	if (bytes > 0)
-		SrmMetaWrite(mf->vfd, slot_data(mf, c, slot), bytes,
+		meta_write(mf->vfd, slot_data(mf, c, slot), bytes,
 					 page_offset(mf, pa, c->pageno[slot]));
 	c->dirty[slot] = false;
 }
@@ -171,7 +175,7 @@ load_page(SrmMetaFile *mf, SrmPaged *pa, int64 k)
 
 	buf = slot_data(mf, c, victim);
 	want = page_count(pa, k) * mf->entsz;
-	got = SrmMetaRead(mf->vfd, buf, want, page_offset(mf, pa, k));
+	got = meta_read(mf->vfd, buf, want, page_offset(mf, pa, k));
 	if (got < want)
 		memset(buf + got, 0, want - got);
 	c->pageno[victim] = k;
@@ -258,4 +262,59 @@ SrmPagedClose(SrmMetaFile *mf, SrmPaged *pa, bool write_back_pages)
 				write_back(mf, pa, slot);
 	pfree(c);
 	pa->cache = NULL;
+}
+
+/* a value in the keys file: a length word, then the bytes */
+typedef uint32 SrmKeyLen;
+
+/* Read exactly len bytes at pos of the keys file, or ERROR. */
+static void
+key_file_read(SrmKeyFile *kf, char *p, int len, off_t pos)
+{
+	int			got = meta_read(kf->vfd, p, len, pos);
+
+	if (got != len)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not read file \"%s\": read only %d of %d bytes",
+						FilePathName(kf->vfd), got, len)));
+}
+
+/*
+ * SrmKeyFileAppend
+ *		Append the len bytes at p to the keys file; their position.
+ */
+off_t
+SrmKeyFileAppend(SrmKeyFile *kf, const char *p, uint32 len)
+{
+	SrmKeyLen	l = len;
+	off_t		pos = kf->eof;
+
+	meta_write(kf->vfd, (const char *) &l, sizeof(l), pos);
+	meta_write(kf->vfd, p, (int) len, pos + sizeof(l));
+	kf->eof = pos + sizeof(l) + len;
+	return pos;
+}
+
+/*
+ * SrmKeyFileRead
+ *		The value at pos of the keys file, read into *buf (grown in cxt as
+ *		needed; valid until the next call with the same buffer).
+ */
+char *
+SrmKeyFileRead(SrmKeyFile *kf, off_t pos, char **buf, Size *bufsize,
+			   MemoryContext cxt)
+{
+	SrmKeyLen	len;
+
+	key_file_read(kf, (char *) &len, sizeof(len), pos);
+	if (*buf == NULL || *bufsize < len)
+	{
+		if (*buf != NULL)
+			pfree(*buf);
+		*bufsize = Max(len, 64);
+		*buf = MemoryContextAlloc(cxt, *bufsize);
+	}
+	key_file_read(kf, *buf, (int) len, pos + sizeof(len));
+	return *buf;
 }

@@ -40,13 +40,24 @@ typedef struct SrmPaged
 	SrmPageCache *cache;		/* NULL while the array is not in use */
 } SrmPaged;
 
-extern void SrmMetaWrite(File vfd, const char *p, int len, off_t pos);
-extern int	SrmMetaRead(File vfd, char *p, int len, off_t pos);
+/*
+ * A workfile of variable-length values (the by-reference forecast keys of
+ * paged runs), appended one after another, each found by its position.
+ */
+typedef struct SrmKeyFile
+{
+	File		vfd;			/* -1: none */
+	off_t		eof;			/* bytes written */
+} SrmKeyFile;
+
 extern void SrmMetaFileInit(SrmMetaFile *mf, File vfd, int entsz, int nslots,
 							MemoryContext cxt);
 extern Size SrmMetaCacheBytes(SrmMetaFile *mf);
 extern void *SrmPagedAt(SrmMetaFile *mf, SrmPaged *pa, int64 i, bool dirty);
 extern void *SrmPagedAppend(SrmMetaFile *mf, SrmPaged *pa);
 extern void SrmPagedClose(SrmMetaFile *mf, SrmPaged *pa, bool write_back);
+extern off_t SrmKeyFileAppend(SrmKeyFile *kf, const char *p, uint32 len);
+extern char *SrmKeyFileRead(SrmKeyFile *kf, off_t pos, char **buf,
+							Size *bufsize, MemoryContext cxt);
 
 #endif							/* SRM_RUNMETA_H */

@@ -250,7 +250,7 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 		 * Doubling does not fit: a last step to as many slots as the rest
 		 * of the budget holds at the average tuple size so far.  Without
 		 * it a run fills the budget only as far as a power of two of slots
-		 * happens to (measured: runs of half the budget, twice the runs).
+		 * happens to: down to half the budget, twice the runs.
 		 */
 		Size		arena_used = load->arena_bytes - load->arena_left;
 		double		per;
@@ -383,9 +383,8 @@ SrmMemLoadGet(SrmMemLoad *load, int64 i)
 /*
  * SrmMemLoadReset
  *		Forget the load's tuples.  The arena chunks stay for the next run:
- *		freed, glibc gave the memory back to the kernel and the next run
- *		faulted every page in again (measured: a fifth of a 64MB sort of
- *		5M records in page faults).
+ *		freed, glibc would give the memory back to the kernel and the next
+ *		run would fault every page in again.
  */
 void
 SrmMemLoadReset(SrmMemLoad *load)
@@ -426,10 +425,8 @@ SrmMemLoadTrim(SrmMemLoad *load, Size keep)
  * SrmMemLoadFit
  *		After a run was written (the load is empty): size the tuple array
  *		so that array and arena fill room bytes together at avglen arena
- *		bytes per tuple, the last run's average.  Sized once by doubling,
- *		the array would leave a run a fifth of its budget short (measured
- *		at 4MB, where the write buffers join the budget after the first
- *		run).
+ *		bytes per tuple, the last run's average.  Sized by doubling alone,
+ *		the array would leave runs well short of their budget.
  */
 void
 SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)

@@ -12,7 +12,7 @@
  * "head" block (a block that begins records) and finds a tuple by binary
  * search, then by a per-block offset table built when the block is first
  * used.  Only every SRM_SCAN_GROUP-th head is kept in memory (16 bytes per
- * head of a big run in little memory went well past the budget); a group's
+ * head would take a big run in little memory past its budget); a group's
  * heads are worked out again from the run's block references when needed.
  *
  * A few block buffers form a cache.  Whenever a block is used, the next D

@@ -20,15 +20,16 @@
  * Partitions (Wu, Yu, Chung, Teng): the D disks of a sort's configuration
  * are split into P groups as evenly as possible (group p holds disks
  * [p*D/P, (p+1)*D/P)); a new job takes the group whose disks carry the
- * fewest active jobs per disk, and among equals the fewest bytes in flight.  srmsort.partitions = auto (0) chooses P from the
- * number of other active jobs n: one partition while n < 8, then one more
- * for every 4 further jobs, at most D -- full sharing at light load, more
- * isolation as load grows (the paper's simplified adaptive scheme).  The
- * thresholds come from bench/concurrency.sh: on this project's machine full
- * sharing won at 2 and at 8 concurrent sorts, on plain and emulated disks.
+ * fewest active jobs per disk, and among equals the fewest bytes in
+ * flight.  srmsort.partitions = auto (0) chooses P from the number of
+ * other active jobs n: one partition while n < 8, then one more for every 4
+ * further jobs, at most D -- full sharing at light load, more isolation as
+ * load grows (the paper's simplified adaptive scheme; the thresholds are
+ * bench/concurrency.sh's).
  *
  * Without preloading there is no shared memory: P = 1, no accounting, and a
- * line in the server log (once per backend) says so; the views' functions raise an error.
+ * line in the server log (once per backend) says so; the views' functions
+ * raise an error.
  *
  * IDENTIFICATION
  *	  src/shmem.c

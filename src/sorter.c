@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * sorter.c
- *	  The srmsort engine: its API, run formation and reading the result.
+ *	  The srmsort engine: its API, run formation, running the merges and
+ *	  reading the result.
  *
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
@@ -9,14 +10,27 @@
  * that saves a merge pass for the expected input), the workfile disks are
  * opened, and every memory load is sorted and written as a run striped
  * over the disks from a random start disk (SRM) or from disk 0 (DSM).
+ * At SrmSorterPerform the merges are planned (mergeplan.c, which only
+ * computes) and run here.
  *
- * At SrmSorterPerform the merges are planned and run (mergeplan.c).
+ * The states, and what moves a sort between them (only this file does):
+ *
+ *	 SS_INITIAL ------ first run due (go_external) -----> SS_BUILDRUNS
+ *		 |													|
+ *		 | Perform: sort in memory		Perform: last run, intermediate
+ *		 v										   merges   |
+ *	 SS_SORTEDINMEM					  +---------------------+
+ *									  | random access		| otherwise
+ *									  v						v
+ *							   SS_SORTEDONDISK		   SS_FINALMERGE
+ *							   (one run, scanned)	   (streams the result)
  *
  * Memory: everything lives in the sorter's context, a child of the context
- * current at Begin.  A reset callback on it drains in-flight I/O and closes
- * the workfiles' kernel fds when the context goes away without
- * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
- * owner deletes the files themselves.
+ * current at Begin.  The runs' bookkeeping in memory is charged to the
+ * budget up to a share of it (mergeplan.h).  A reset callback on the
+ * context drains in-flight I/O and closes the workfiles' kernel fds when
+ * the context goes away without SrmSorterEnd (an error), before any buffer
+ * is freed; fd.c's resource owner deletes the files themselves.
  *
  * IDENTIFICATION
  *	  src/sorter.c
@@ -30,18 +44,90 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "merge.h"
+#include "mergeplan.h"
+#include "runs.h"
+#include "scan.h"
 #include "shmem.h"
-#include "sorter_int.h"
+#include "sorter.h"
 #include "srmsort.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
 
+typedef enum SrmSorterState
+{
+	SS_INITIAL,					/* loading, everything still in memory */
+	SS_BUILDRUNS,				/* loading, runs being written */
+	SS_SORTEDINMEM,				/* sorted in memory */
+	SS_SORTEDONDISK,			/* sorted into one run, for random access */
+	SS_FINALMERGE				/* final merge streams the result */
+} SrmSorterState;
+
+struct SrmSorter
+{
+	MemoryContext cxt;
+	MemoryContextCallback cb;
+	bool		ended;
+	SrmKeys    *keys;
+	int			flags;
+	Size		budget;
+	double		est_input;
+	double		est_rows;		/* index sorts: the heap's estimated rows */
+	SrmSorterState state;
+	bool		dsm;
+	SrmMemLoad	load;
+	SrmRecFormat fmt;			/* records of runs */
+
+	/* external sorts */
+	SrmTapeSet *ts;
+	int			block_size;
+	SrmRun	  **runs;
+	int			nruns;
+	int			maxruns;
+	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
+									 * sum of their meta_bytes */
+	int			nwbufs;
+	char	  **wbufs;
+	char	   *wbufs_raw;		/* the allocation behind wbufs */
+	SrmIo	   *wios;
+	SrmMerge   *merge;
+	SrmScan    *scan;
+	SrmMergeCounters counters;
+	int			merge_order;
+	int			passes;
+	int64		nruns_initial;
+	bool		tight_memory;	/* not even the smallest merge fits */
+	bool		no_early_merge; /* early merges did not fit: never again */
+	bool		job;			/* registered in shared memory */
+
+	/* reading, as tuplesort: next tuple forward, and whether at the end */
+	int64		current;
+	bool		eof_reached;
+	int64		markpos;
+	bool		markpos_eof;
+
+	/* statistics */
+	int64		tuples;
+	int64		input_bytes;
+	Size		mem_peak;
+};
+
 static void sorter_reset_callback(void *arg);
 
-/* Bytes charged to the budget right now. */
-Size
-SrmSorterMemUsed(SrmSorter *s)
+/* The part of the runs' bookkeeping charged to the budget. */
+static inline Size
+meta_charged(SrmSorter *s)
+{
+	return SrmMetaCharged(s->budget, s->runs_meta_bytes);
+}
+
+/*
+ * mem_used
+ *		Bytes charged to the budget right now.
+ */
+static Size
+mem_used(SrmSorter *s)
 {
 	Size		used = SrmMemLoadBytes(&s->load);
 
@@ -49,16 +135,18 @@ SrmSorterMemUsed(SrmSorter *s)
 	/* the page caches of the run being written */
 	if (s->nwbufs > 0)
 		used += SrmRunOpenBytes(s->ts);
-	return used + forecast_bytes(s);
+	return used + meta_charged(s);
 }
 
-/* Record the memory peak: used (charged) plus the uncharged bookkeeping. */
-void
-SrmSorterNoteMem(SrmSorter *s, Size used)
+/*
+ * note_mem
+ *		Record the memory peak: used (charged) plus the uncharged
+ *		bookkeeping.
+ */
+static void
+note_mem(SrmSorter *s, Size used)
 {
-	Size		meta = meta_bytes(s);
-
-	used += meta - meta_charged(s, meta);
+	used += s->runs_meta_bytes - meta_charged(s);
 	if (used > s->mem_peak)
 		s->mem_peak = used;
 }
@@ -158,7 +246,10 @@ go_external(SrmSorter *s)
 		SrmJobBegin(spcs, D, s->ts->disks->partno);
 		s->job = true;
 	}
-	s->block_size = SrmPlanBlockSize(s, D, min_block);
+	s->block_size = SrmPlanBlockSize(s->budget, s->dsm, D, min_block,
+									 s->est_rows, s->est_input,
+									 (double) s->load.ntuples,
+									 (double) s->input_bytes);
 	s->ts->block_size = s->block_size;
 
 	s->nwbufs = 2 * D;
@@ -180,11 +271,11 @@ go_external(SrmSorter *s)
  *		is the bookkeeping it will probably need: if that would take the
  *		bookkeeping in memory past its share, runs are paged from now on.
  */
-SrmRun *
-SrmSorterNewRun(SrmSorter *s, Size expect)
+static SrmRun *
+new_run(SrmSorter *s, Size expect)
 {
 	if (!s->ts->page_meta &&
-		s->runs_meta + expect > s->budget / SRM_META_RESIDENT_SHARE)
+		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
 		SrmTapePageMeta(s->ts);
 	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));
 }
@@ -193,8 +284,8 @@ SrmSorterNewRun(SrmSorter *s, Size expect)
  * add_run
  *		Append a finished run to the sort's list of runs.
  */
-void
-SrmSorterAddRun(SrmSorter *s, SrmRun *run)
+static void
+add_run(SrmSorter *s, SrmRun *run)
 {
 	if (s->nruns >= s->maxruns)
 	{
@@ -202,9 +293,226 @@ SrmSorterAddRun(SrmSorter *s, SrmRun *run)
 		s->runs = repalloc(s->runs, s->maxruns * sizeof(SrmRun *));
 	}
 	s->runs[s->nruns++] = run;
-	/* a running total: summing over thousands of runs at every check was
-	 * quadratic in the runs */
-	s->runs_meta += run->forecast_bytes;
+	/* a running total: summing over thousands of runs at every check would
+	 * be quadratic in the runs */
+	s->runs_meta_bytes += run->meta_bytes;
+}
+
+/* ---------- running the merges ---------- */
+
+/*
+ * merge_mem
+ *		The numbers the merge planner decides on, as they are now.
+ */
+static void
+merge_mem(SrmSorter *s, SrmMergeMem *mm)
+{
+	mm->budget = s->budget;
+	mm->dsm = s->dsm;
+	mm->ndisks = s->ts->ndisks;
+	mm->block_size = s->block_size;
+	mm->meta = s->runs_meta_bytes;
+	mm->load = SrmMemLoadBytes(&s->load);
+	mm->open_bytes = SrmRunOpenBytes(s->ts);
+	mm->nruns = s->nruns;
+}
+
+/*
+ * take_smallest_runs
+ *		Move the k smallest runs to the end of s->runs (so that merging
+ *		them moves the least data) and return a pointer to them.
+ */
+static SrmRun **
+take_smallest_runs(SrmSorter *s, int k)
+{
+	int			i,
+				j;
+
+	/* selection: the i-th smallest goes to position nruns - 1 - i */
+	for (i = 0; i < k; i++)
+	{
+		int			pos = s->nruns - 1 - i;
+		int			small = pos;
+		SrmRun	   *tmp;
+
+		for (j = 0; j < pos; j++)
+			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
+				small = j;
+		tmp = s->runs[pos];
+		s->runs[pos] = s->runs[small];
+		s->runs[small] = tmp;
+	}
+	return &s->runs[s->nruns - k];
+}
+
+/*
+ * merge_runs_to_one
+ *		An intermediate merge: the k smallest runs become one new run,
+ *		through nbufs input buffers; the memory peak is noted.
+ */
+static void
+merge_runs_to_one(SrmSorter *s, int k, int nbufs)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	SrmRun	  **inputs = take_smallest_runs(s, k);
+	SrmRun	   *out;
+	SrmRunWriter *w;
+	SrmMerge   *m;
+	const char *rec;
+	Size		reclen;
+	uint64		key;
+	uint8		nrank;
+	int			i;
+	Size		expect = 0;
+
+	/* the output's bookkeeping is about the inputs' together */
+	for (i = 0; i < k; i++)
+		expect += inputs[i]->meta_bytes;
+	out = new_run(s, expect);
+	for (i = 0; i < k; i++)
+		out->merges = Max(out->merges, inputs[i]->merges + 1);
+
+	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
+	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
+	while (SrmMergeNextRecord(m, &rec, &reclen, &key, &nrank))
+		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
+	SrmRunWriterEnd(w);
+	SrmMergeEnd(m);
+
+	for (i = 0; i < k; i++)
+	{
+		s->runs_meta_bytes -= inputs[i]->meta_bytes;
+		SrmRunFree(s->ts, inputs[i]);
+	}
+	s->nruns -= k;
+	add_run(s, out);
+	/* the page caches of the k paged inputs (the output's are in mem_used) */
+	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) k +
+			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * merge_early
+ *		Between runs, while the runs' bookkeeping is past its share: merge
+ *		the smallest runs (SrmPlanEarlyMerge).  False if no merge fits.
+ */
+static bool
+merge_early(SrmSorter *s)
+{
+	for (;;)
+	{
+		SrmMergeMem mm;
+		int			k;
+		int			nbufs;
+
+		merge_mem(s, &mm);
+		if (!SrmPlanEarlyMerge(&mm, &k, &nbufs))
+			return false;
+		if (k == 0)
+			return true;
+		merge_runs_to_one(s, k, nbufs);
+	}
+}
+
+/*
+ * debug_pause_before_merge
+ *		Fault-injection tests fill a workfile disk while a sort sits between
+ *		run formation and its intermediate merges: the developer option
+ *		srmsort.debug_merge_pause makes every such sort wait that long,
+ *		interruptibly.  At 0 (always, outside tests) it costs one load.
+ */
+static void
+debug_pause_before_merge(void)
+{
+	int			ms;
+
+	for (ms = srmsort_debug_merge_pause; ms > 0; ms -= 10)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(10000L);
+	}
+}
+
+/*
+ * free_write_buffers
+ *		The last run is written: the 2D write buffers go.
+ */
+static void
+free_write_buffers(SrmSorter *s)
+{
+	pfree(s->wbufs_raw);
+	pfree(s->wbufs);
+	s->wbufs = NULL;
+	s->nwbufs = 0;
+}
+
+/*
+ * run_merges
+ *		All runs are written: plan the merges, run the intermediate ones and
+ *		start the final merge (SS_FINALMERGE) or, for random access, merge
+ *		to one run and start its scan (SS_SORTEDONDISK).
+ */
+static void
+run_merges(SrmSorter *s)
+{
+	SrmMergeMem mm;
+	SrmMergePlan plan;
+	int			D = s->ts->ndisks;
+	bool		to_one = (s->flags & SRM_SORT_RANDOMACCESS) != 0;
+	int			k;
+	int			nbufs;
+	int			i;
+
+	merge_mem(s, &mm);
+	SrmPlanMerges(&mm, &plan);
+	if (plan.tight && !s->tight_memory)
+		ereport(DEBUG1,
+				(errmsg_internal("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk%s with %dkB blocks beside %zukB of run bookkeeping",
+								 s->budget / 1024, D, D == 1 ? "" : "s",
+								 s->block_size / 1024,
+								 (Size) Max((double) s->budget - plan.avail, 0.0) / 1024)));
+	s->tight_memory |= plan.tight;
+	s->passes = plan.passes;
+	s->merge_order = plan.merge_order;
+
+	/* intermediate merges, of the smallest runs first */
+	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
+	if (s->nruns > plan.final_order)
+		debug_pause_before_merge();
+	while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, false, &nbufs)) > 0)
+		merge_runs_to_one(s, k, nbufs);
+
+	if (to_one)
+	{
+		/* write the result once more as one run, readable both ways */
+		while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, true, &nbufs)) > 0)
+			merge_runs_to_one(s, k, nbufs);
+		free_write_buffers(s);
+		merge_mem(s, &mm);
+		nbufs = SrmPlanScanBuffers(&mm);
+		s->passes = Max(s->passes, s->runs[0]->merges);
+		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
+		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
+		note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) +
+				 SrmScanMemory(s->ts, s->runs[0], nbufs));
+		s->state = SS_SORTEDONDISK;
+		return;
+	}
+
+	/* the final merge: no output buffers */
+	free_write_buffers(s);
+	merge_mem(s, &mm);
+	nbufs = SrmPlanFinalBuffers(&mm);
+	/* runs merged early went through more passes */
+	for (i = 0; i < s->nruns; i++)
+		s->passes = Max(s->passes, s->runs[i]->merges + 1);
+	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
+	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
+							 &s->counters);
+	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) s->nruns +
+			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	s->state = SS_FINALMERGE;
 }
 
 /*
@@ -229,28 +537,29 @@ dump_run(SrmSorter *s)
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
 	/* a run's bookkeeping: about the last one's */
-	run = SrmSorterNewRun(s, s->nruns > 0 ?
-						  s->runs[s->nruns - 1]->forecast_bytes : 0);
+	run = new_run(s, s->nruns > 0 ?
+						  s->runs[s->nruns - 1]->meta_bytes : 0);
 	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
 	SrmMemLoadWriteRun(&s->load, w);
 	SrmRunWriterEnd(w);
-	SrmSorterAddRun(s, run);
+	add_run(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
-	if (s->runs_meta > s->budget / SRM_META_CHARGED_SHARE && !s->no_cascade)
+	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
+		!s->no_early_merge)
 	{
 		/* the load's memory goes to the early merges' buffers */
 		SrmMemLoadRelease(&s->load);
-		s->no_cascade = !SrmPlanCascade(s);
+		s->no_early_merge = !merge_early(s);
 	}
 	/* the next run: array and arena share what the rest leaves */
-	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
+	other = mem_used(s) - SrmMemLoadBytes(&s->load);
 	if (other < s->budget || s->load.tuples == NULL)
 		SrmMemLoadFit(&s->load, other < s->budget ? s->budget - other : 0,
 					  avglen);
 	/* the arena chunks kept for the next run fit beside its array */
-	other = SrmSorterMemUsed(s);
+	other = mem_used(s);
 	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
 	MemoryContextSwitchTo(old);
 }
@@ -269,12 +578,12 @@ make_room(SrmSorter *s, Size len)
 	Size		space = SrmMemLoadSpace(load, len);
 
 	if (load->ntuples >= load->maxtuples &&
-		!SrmMemLoadGrow(load, s->budget, SrmSorterMemUsed(s)))
+		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
 		dump_run(s);
 	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
-		Size		used = SrmSorterMemUsed(s);
+		Size		used = mem_used(s);
 		Size		room = used < s->budget ? s->budget - used : 0;
 
 		if (load->ntuples > 0 &&
@@ -300,7 +609,7 @@ added(SrmSorter *s, void *copy, Size len)
 	s->tuples++;
 	s->input_bytes += len;
 	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
-		SrmSorterNoteMem(s, SrmSorterMemUsed(s));
+		note_mem(s, mem_used(s));
 }
 
 /*
@@ -429,7 +738,7 @@ SrmSorterPerform(SrmSorter *s)
 		s->load.tuples = NULL;
 		s->load.maxtuples = 0;
 		SrmMemLoadTrim(&s->load, 0);
-		SrmPlanMerges(s);
+		run_merges(s);
 	}
 	MemoryContextSwitchTo(old);
 }

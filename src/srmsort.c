@@ -98,7 +98,7 @@ _PG_init(void)
  *		options for the fault tests, like PostgreSQL's debug_* settings
  *		superuser-only and in no sample file; besides, hidden from SHOW ALL
  *		and pg_settings, and left alone by RESET ALL.  Reading one costs a
- *		load, where the tests' switches used to cost a getenv().
+ *		load.
  */
 static void
 define_settings(void)

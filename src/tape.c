@@ -101,7 +101,7 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	ts->reuse_slots = !srmsort_debug_no_slot_reuse;
 	ts->meta_blocks.vfd = -1;
 	ts->meta_forecast.vfd = -1;
-	ts->meta_keys = -1;
+	ts->meta_keys.vfd = -1;
 	for (d = 0; d < ts->ndisks; d++)
 	{
 		ts->freecap[d] = 64;
@@ -129,12 +129,12 @@ SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
 			FileClose(ts->meta_blocks.vfd);
 		if (ts->meta_forecast.vfd >= 0)
 			FileClose(ts->meta_forecast.vfd);
-		if (ts->meta_keys >= 0)
-			FileClose(ts->meta_keys);
+		if (ts->meta_keys.vfd >= 0)
+			FileClose(ts->meta_keys.vfd);
 	}
 	ts->meta_blocks.vfd = -1;
 	ts->meta_forecast.vfd = -1;
-	ts->meta_keys = -1;
+	ts->meta_keys.vfd = -1;
 }
 
 /*
@@ -160,8 +160,8 @@ SrmTapePageMeta(SrmTapeSet *ts)
 		return;
 	if (!ts->normalized && !ts->key_byval)
 	{
-		ts->meta_keys = SrmDiskCreateAuxFile(ts->disks, 0);
-		ts->meta_keys_eof = 0;
+		ts->meta_keys.vfd = SrmDiskCreateAuxFile(ts->disks, 0);
+		ts->meta_keys.eof = 0;
 	}
 	SrmMetaFileInit(&ts->meta_blocks, SrmDiskCreateAuxFile(ts->disks, 0),
 					sizeof(SrmBlockRef), SRM_BLOCK_PAGE_SLOTS, ts->cxt);
@@ -196,40 +196,7 @@ SrmTapeMetaBytes(SrmTapeSet *ts)
 		return 0;
 	return ts->meta_blocks.eof * ts->meta_blocks.entsz +
 		ts->meta_forecast.eof * ts->meta_forecast.entsz +
-		(ts->meta_keys >= 0 ? ts->meta_keys_eof : 0);
-}
-
-/* by-reference keys in the keys file: a length word, then the bytes */
-typedef uint32 SrmKeyLen;
-
-/* Read exactly len bytes at pos of the keys file, or ERROR. */
-static void
-keys_read(SrmTapeSet *ts, char *p, int len, off_t pos)
-{
-	int			got = SrmMetaRead(ts->meta_keys, p, len, pos);
-
-	if (got != len)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("could not read file \"%s\": read only %d of %d bytes",
-						FilePathName(ts->meta_keys), got, len)));
-}
-
-/*
- * write_key
- *		Append a by-reference key to the keys file; its position.
- */
-static off_t
-write_key(SrmTapeSet *ts, Datum key)
-{
-	SrmKeyLen	len = (SrmKeyLen) datumGetSize(key, false, ts->key_typlen);
-	off_t		pos = ts->meta_keys_eof;
-
-	SrmMetaWrite(ts->meta_keys, (const char *) &len, sizeof(len), pos);
-	SrmMetaWrite(ts->meta_keys, DatumGetPointer(key), (int) len,
-				 pos + sizeof(len));
-	ts->meta_keys_eof = pos + sizeof(len) + len;
-	return pos;
+		(ts->meta_keys.vfd >= 0 ? ts->meta_keys.eof : 0);
 }
 
 /*
@@ -242,21 +209,10 @@ Datum
 SrmRunForecastKey(SrmTapeSet *ts, SrmRun *run, const SrmForecastEntry *e,
 				  char **buf, Size *bufsize, MemoryContext cxt)
 {
-	off_t		pos = (off_t) e->key;
-	SrmKeyLen	len;
-
 	if (!run->paged || e->isnull || ts->normalized || ts->key_byval)
 		return e->key;
-	keys_read(ts, (char *) &len, sizeof(len), pos);
-	if (*buf == NULL || *bufsize < len)
-	{
-		if (*buf != NULL)
-			pfree(*buf);
-		*bufsize = Max(len, 64);
-		*buf = MemoryContextAlloc(cxt, *bufsize);
-	}
-	keys_read(ts, *buf, (int) len, pos + sizeof(len));
-	return PointerGetDatum(*buf);
+	return PointerGetDatum(SrmKeyFileRead(&ts->meta_keys, (off_t) e->key,
+										  buf, bufsize, cxt));
 }
 
 /*
@@ -298,14 +254,14 @@ SrmRunCreate(SrmTapeSet *ts, int start_disk)
 
 	run->start_disk = start_disk;
 	run->paged = ts->page_meta;
-	run->forecast_bytes = GetMemoryChunkSpace(run);
+	run->meta_bytes = GetMemoryChunkSpace(run);
 	if (!run->paged)
 	{
 		run->maxblocks = 16;
 		run->blocks = palloc(run->maxblocks * sizeof(SrmBlockRef));
 		run->maxforecast = 16;
 		run->forecast = palloc(run->maxforecast * sizeof(SrmForecastEntry));
-		run->forecast_bytes += GetMemoryChunkSpace(run->blocks) +
+		run->meta_bytes += GetMemoryChunkSpace(run->blocks) +
 			GetMemoryChunkSpace(run->forecast);
 	}
 	MemoryContextSwitchTo(old);
@@ -386,7 +342,7 @@ alloc_slot(SrmTapeSet *ts, int d)
 		/*
 		 * Account SRM_EXTEND_SLOTS slots at a time: the accounting write
 		 * takes the file's inode lock, which a block write in flight holds
-		 * while it copies (measured: 16% of a 64MB sort's time spinning).
+		 * while it copies: per slot, the backend would spin on it.
 		 */
 		SrmDiskExtend(ts->disks, d,
 					  (off_t) (slot / SRM_EXTEND_SLOTS + 1) * SRM_EXTEND_SLOTS *
@@ -431,9 +387,9 @@ SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt)
  *		n consecutive block buffers in one allocation, the first aligned for
  *		O_DIRECT (and so all, block sizes being multiples of the alignment):
  *		buffer i starts at the result + i * block_size.  One allocation pays
- *		the alignment once instead of 4kB per buffer, which at 16-32kB
- *		blocks was an eighth to a fifth of a merge's buffer memory.  *raw,
- *		if wanted, is the pointer to pfree.
+ *		the alignment once, not 4kB per buffer (at 16-32kB blocks, an eighth
+ *		to a fifth of a merge's buffer memory).  *raw, if wanted, is the
+ *		pointer to pfree.
  */
 char *
 SrmTapeAllocBuffers(SrmTapeSet *ts, MemoryContext cxt, int n, char **raw)
@@ -538,10 +494,10 @@ SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 static void *
 grow_array(SrmRun *run, void *array, int64 *max, Size elsz)
 {
-	run->forecast_bytes -= GetMemoryChunkSpace(array);
+	run->meta_bytes -= GetMemoryChunkSpace(array);
 	*max *= 2;
 	array = repalloc(array, *max * elsz);
-	run->forecast_bytes += GetMemoryChunkSpace(array);
+	run->meta_bytes += GetMemoryChunkSpace(array);
 	return array;
 }
 
@@ -563,13 +519,16 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 	if (!isnull && !ts->key_byval && !ts->normalized)
 	{
 		if (run->paged)
-			key = (Datum) write_key(ts, key);
+			key = (Datum) SrmKeyFileAppend(&ts->meta_keys,
+										   DatumGetPointer(key),
+										   (uint32) datumGetSize(key, false,
+																 ts->key_typlen));
 		else
 		{
 			MemoryContext old = MemoryContextSwitchTo(ts->cxt);
 
 			key = datumCopy(key, false, ts->key_typlen);
-			run->forecast_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
+			run->meta_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
 			MemoryContextSwitchTo(old);
 		}
 	}

@@ -75,7 +75,7 @@ typedef struct SrmRun
 	int64		nrecords;
 	int64		nbytes;			/* bytes of blocks written */
 	int64		nforecast;
-	Size		forecast_bytes; /* memory held by the run's bookkeeping */
+	Size		meta_bytes;		/* memory held by the run's bookkeeping */
 	/* in memory */
 	int64		maxblocks;
 	SrmBlockRef *blocks;
@@ -116,8 +116,7 @@ typedef struct SrmTapeSet
 	bool		page_meta;
 	SrmMetaFile meta_blocks;	/* SrmBlockRef entries */
 	SrmMetaFile meta_forecast;	/* SrmForecastEntry entries */
-	File		meta_keys;		/* by-reference forecast keys, -1 if none */
-	off_t		meta_keys_eof;
+	SrmKeyFile	meta_keys;		/* by-reference forecast keys */
 	int64		slots_in_use;
 	int64		peak_slots_in_use;
 	/* counters */
