@@ -47,7 +47,7 @@
  *
  * A leading block is released (its disk slot freed for reuse by later
  * writes) as soon as it is in memory for good; its buffer is recycled only
- * at the next call, because the tuple returned last may point into it.
+ * at the next call, because the record returned last may lie in it.
  *
  * IDENTIFICATION
  *	  src/merge.c
