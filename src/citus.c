@@ -90,6 +90,9 @@ SrmCitusOwnsStatement(Node *parsetree)
 		rv = ((ReindexStmt *) parsetree)->relation;
 	if (rv == NULL)
 		return false;
+	/* a database name: core decides whether it is this one (or complains) */
+	if (rv->catalogname != NULL)
+		return true;
 	relid = RangeVarGetRelid(rv, NoLock, true);
 	if (OidIsValid(relid) && IsA(parsetree, ReindexStmt) &&
 		((ReindexStmt *) parsetree)->kind == REINDEX_OBJECT_INDEX)
