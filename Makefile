@@ -10,6 +10,7 @@ OBJS = \
 	src/aio.o \
 	src/btload.o \
 	src/build.o \
+	src/citus.o \
 	src/disks.o \
 	src/dsmread.o \
 	src/forecast.o \

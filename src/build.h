@@ -28,4 +28,10 @@ extern void SrmUtilityInit(void);
  */
 extern bool SrmBuildClaim(Oid indexOid);
 
+/*
+ * citus.c: is this CREATE INDEX or REINDEX on a table Citus manages (when
+ * the citus extension exists)?  Such statements are left to Citus.
+ */
+extern bool SrmCitusOwnsStatement(Node *parsetree);
+
 #endif							/* SRM_BUILD_H */

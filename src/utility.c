@@ -33,7 +33,9 @@
  * outlives the statement harmless.  Everything srmsort does not take is
  * left alone: CONCURRENTLY, other access methods, REINDEX SCHEMA, DATABASE
  * and SYSTEM, and the indexes that ALTER TABLE, CLUSTER or VACUUM FULL
- * build.  SrmBtBuild itself hands catalogs, TOAST tables and builds below
+ * build, and statements on tables Citus manages (citus.c: Citus sends each
+ * shard its own statement, which srmsort builds on the shard's node).
+ * SrmBtBuild itself hands catalogs, TOAST tables and builds below
  * srmsort.min_input_size back to btbuild.
  *
  * IDENTIFICATION
@@ -136,7 +138,8 @@ statement_kind(Node *parsetree)
 		IndexStmt  *stmt = (IndexStmt *) parsetree;
 
 		if (!stmt->concurrent && stmt->accessMethod != NULL &&
-			strcmp(stmt->accessMethod, "btree") == 0)
+			strcmp(stmt->accessMethod, "btree") == 0 &&
+			!SrmCitusOwnsStatement(parsetree))
 			return SRM_ARM_CREATE;
 	}
 	else if (IsA(parsetree, ReindexStmt))
@@ -154,6 +157,8 @@ statement_kind(Node *parsetree)
 			if (strcmp(opt->defname, "concurrently") == 0)
 				return SRM_ARM_NONE;
 		}
+		if (SrmCitusOwnsStatement(parsetree))
+			return SRM_ARM_NONE;
 		return SRM_ARM_REINDEX;
 	}
 	return SRM_ARM_NONE;
