@@ -170,6 +170,72 @@ SrmPlanBlockSize(SrmSorter *s, int D, int min_block)
 }
 
 /*
+ * SrmPlanParallelDisks
+ *		The most disks a merge with mergeKB can use (SrmPlanDisks).
+ */
+int
+SrmPlanParallelDisks(int mergeKB)
+{
+	int			min_block;
+
+	return SrmPlanDisks((Size) mergeKB * 1024, false, &min_block);
+}
+
+/*
+ * SrmPlanParallelBlockSize
+ *		The block size of a parallel build: nparts participants form runs
+ *		of about rows / nparts tuples of tuple_bytes each with runKB, each
+ *		writing over part_disks of the D disks, and the leader merges all
+ *		runs with mergeKB.  SrmPlanBlockSize's rule (fewest passes for the
+ *		expected runs, then for four times as many, then the largest
+ *		block), with the runs the participants' smaller loads give.
+ */
+int
+SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
+						 int part_disks, double rows, double tuple_bytes)
+{
+	double		merge_budget = (double) mergeKB * 1024;
+	double		run_budget = (double) runKB * 1024;
+	double		rec = SRM_RECORD_HDRSZ + MAXALIGN((Size) Max(tuple_bytes, 8.0));
+	double		total;
+	int			min_block;
+	int			best;
+	int			best_p1 = INT_MAX;
+	int			best_p4 = INT_MAX;
+	int			B;
+
+	(void) SrmPlanDisks((Size) merge_budget, false, &min_block);
+	best = min_block;
+	/* at least two loads per participant; without an estimate, 64 */
+	rows = Max(rows, (rows > 0 ? 2.0 : 64.0) * nparts * run_budget / rec);
+	total = rows * rec;
+	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
+	{
+		double		per = B + SRM_BUF_SLACK;
+		double		meta = Min(total / B * 1.33 *
+							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
+							   merge_budget / SRM_META_RESIDENT_SHARE);
+		double		load = Max(run_budget - 2.0 * part_disks * per, per);
+		double		nruns = nparts * ceil(total / nparts / load);
+		double		bufs = (merge_budget - meta) / per;
+		int			rf = (int) Max(Min(floor((bufs - D) / 2.0),
+									   (double) srmsort_max_merge_order), 0);
+		int			ri = (int) Max(Min(floor((bufs - 3.0 * D) / 2.0),
+									   (double) srmsort_max_merge_order), 0);
+		int			p1 = passes_for(nruns, rf, ri);
+		int			p4 = passes_for(4 * nruns, rf, ri);
+
+		if (p1 < best_p1 || (p1 == best_p1 && p4 < best_p4) || p1 >= INT_MAX / 2)
+		{
+			best_p1 = p1;
+			best_p4 = p4;
+			best = B;
+		}
+	}
+	return best;
+}
+
+/*
  * merge_buffers
  *		Input block buffers a merge can have with avail bytes.
  */

@@ -60,6 +60,7 @@ struct SrmSorter
 	bool		tight_memory;	/* not even the smallest merge fits */
 	bool		no_cascade;		/* early merges did not fit: never again */
 	bool		job;			/* registered in shared memory */
+	SrmSorterShare *share;		/* parallel builds: the shared disks */
 
 	/* reading, as tuplesort: next tuple forward, and whether at the end */
 	int64		current;
