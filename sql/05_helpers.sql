@@ -133,3 +133,74 @@ BEGIN
 END
 $fn$;
 
+-- index builds, differential (50_index, 51_index_parallel)
+CREATE EXTENSION IF NOT EXISTS amcheck;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+-- items of every page but the metapage that one index has and the other
+-- has not, plus the difference in size
+CREATE FUNCTION srm_index_pages_diff(a regclass, b regclass) RETURNS bigint
+LANGUAGE sql AS $fn$
+  WITH pa AS (SELECT blkno, s.* FROM generate_series(1, pg_relation_size(a) / 8192 - 1) blkno,
+                                     bt_page_items(a::text, blkno::int) s),
+       pb AS (SELECT blkno, s.* FROM generate_series(1, pg_relation_size(b) / 8192 - 1) blkno,
+                                     bt_page_items(b::text, blkno::int) s),
+       d AS ((SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pa
+              EXCEPT ALL
+              SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pb)
+             UNION ALL
+             (SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pb
+              EXCEPT ALL
+              SELECT blkno, itemoffset, ctid, itemlen, data, dead, htid, tids FROM pa))
+  SELECT (SELECT count(*) FROM d) + abs(pg_relation_size(a) - pg_relation_size(b)) / 8192
+       + (SELECT count(*) FROM bt_metap(a::text) m1, bt_metap(b::text) m2
+           WHERE (m1.level, m1.allequalimage) IS DISTINCT FROM (m2.level, m2.allequalimage))
+$fn$;
+
+-- hashes of the rows (in order) of index scans
+CREATE FUNCTION srm_index_answers(queries text[]) RETURNS text[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    q text;
+    h text;
+    out text[] := '{}';
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    PERFORM set_config('enable_sort', 'off', true);
+    FOREACH q IN ARRAY queries LOOP
+        EXECUTE format('SELECT count(*) || '':'' || md5(string_agg(t::text, E''\n'')) FROM (%s) t', q)
+           INTO h;
+        out := out || h;
+    END LOOP;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_bitmapscan', 'on', true);
+    PERFORM set_config('enable_sort', 'on', true);
+    RETURN out;
+END
+$fn$;
+
+-- stmt is a CREATE INDEX statement with %I where the index name goes
+CREATE FUNCTION srm_index_check(stmt text, queries text[] DEFAULT '{}',
+                                OUT via_srmsort boolean, OUT identical boolean,
+                                OUT answers boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    w0 bigint;
+    native text[];
+    srm text[];
+BEGIN
+    PERFORM set_config('srmsort.create_index', 'off', true);
+    EXECUTE format(stmt, 'srm_idx_native');
+    native := srm_index_answers(queries);
+    PERFORM set_config('srmsort.create_index', 'on', true);
+    SELECT coalesce(sum(bytes_written), 0) INTO w0 FROM srmsort_disks;
+    EXECUTE format(stmt, 'srm_idx_srm');
+    SELECT sum(bytes_written) > w0 INTO via_srmsort FROM srmsort_disks;
+    PERFORM bt_index_parent_check('srm_idx_srm', true, true);
+    identical := srm_index_pages_diff('srm_idx_native', 'srm_idx_srm') = 0;
+    DROP INDEX srm_idx_native;
+    srm := srm_index_answers(queries);
+    answers := native = srm;
+    DROP INDEX srm_idx_srm;
+END
+$fn$;

@@ -36,6 +36,8 @@
  */
 #include "postgres.h"
 
+#include <dlfcn.h>
+
 #include "access/nbtree.h"
 #include "access/parallel.h"
 #include "access/relscan.h"
@@ -171,6 +173,22 @@ export_name(char *name, int p)
 }
 
 /*
+ * library_name
+ *		This library as the workers should load it: its path as loaded
+ *		(shared_preload_libraries may name it by path, outside $libdir).
+ */
+static const char *
+library_name(void)
+{
+	Dl_info		info;
+
+	if (dladdr((void *) srm_parallel_build_main, &info) != 0 &&
+		info.dli_fname != NULL && info.dli_fname[0] == '/')
+		return info.dli_fname;
+	return "srmsort";
+}
+
+/*
  * scan_and_sort
  *		One participant's part: join the parallel scan, form runs of its
  *		share with sortmem kB (work_mem for dead tuples), describe them and
@@ -274,7 +292,7 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	pb->leader_participates = parallel_leader_participation;
 
 	EnterParallelMode();
-	pcxt = CreateParallelContext("srmsort", "srm_parallel_build_main",
+	pcxt = CreateParallelContext(library_name(), "srm_parallel_build_main",
 								 nworkers);
 	nparticipants = pb->leader_participates ? nworkers + 1 : nworkers;
 
