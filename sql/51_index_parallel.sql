@@ -90,6 +90,29 @@ SET LOCAL parallel_leader_participation = off;
 SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON pq (i)');
 COMMIT;
 
+-- the PRIMARY KEY and UNIQUE constraints ALTER TABLE adds are built by
+-- srmsort too (here with workers), with PostgreSQL's pages and errors
+SET srmsort.create_index = off;
+CREATE UNIQUE INDEX px_native ON px (i);
+SET srmsort.create_index = on;
+SELECT coalesce(sum(bytes_written), 0) AS w0 FROM srmsort_disks \gset
+ALTER TABLE px ADD CONSTRAINT px_pkey PRIMARY KEY (i);
+SELECT sum(bytes_written) > :w0 AS via_srmsort FROM srmsort_disks;
+SELECT bt_index_parent_check('px_pkey', true, true),
+       srm_index_pages_diff('px_native', 'px_pkey') AS differences;
+SELECT coalesce(sum(bytes_written), 0) AS w0 FROM srmsort_disks \gset
+ALTER TABLE px ADD CONSTRAINT px_i_a_key UNIQUE (i, a);
+SELECT sum(bytes_written) > :w0 AS via_srmsort FROM srmsort_disks;
+SELECT bt_index_parent_check('px_i_a_key', true, true);
+ALTER TABLE px DROP CONSTRAINT px_pkey, DROP CONSTRAINT px_i_a_key;
+DROP INDEX px_native;
+SET srmsort.create_index = off;
+ALTER TABLE pq ADD PRIMARY KEY (k);
+ALTER TABLE pq ADD PRIMARY KEY (z);
+SET srmsort.create_index = on;
+ALTER TABLE pq ADD PRIMARY KEY (k);
+ALTER TABLE pq ADD PRIMARY KEY (z);
+
 -- an error in a worker (the leader does not scan) ends the build
 SET parallel_leader_participation = off;
 SET srmsort.create_index = off;
