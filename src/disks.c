@@ -311,6 +311,36 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 }
 
 /*
+ * take_partition
+ *		Resolve the disks and take a partition of them, at most maxdisks:
+ *		oids[first .. first + *count - 1] (names likewise) are the sort's.
+ */
+static void
+take_partition(int maxdisks, Oid *oids, char names[][NAMEDATALEN],
+			   int *first, int *count, int *partno, int *nleftout)
+{
+	int			n = resolve_disks(oids, names);
+	int			nparts;
+
+	SrmPartitionChoose(oids, n, first, count, partno, &nparts);
+	*nleftout = Max(*count - Max(maxdisks, 1), 0);
+	*count -= *nleftout;
+}
+
+/*
+ * init_disk
+ *		A disk of a set, no file open yet.
+ */
+static void
+init_disk(SrmDisk *disk, Oid spc, const char *name)
+{
+	disk->spcOid = spc;
+	strlcpy(disk->spcname, name, NAMEDATALEN);
+	disk->fd = -1;
+	disk->vfd = -1;
+}
+
+/*
  * SrmDiskSetOpen
  *		See disks.h.
  */
@@ -319,28 +349,20 @@ SrmDiskSetOpen(int maxdisks)
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
-	int			n = resolve_disks(oids, names);
 	int			first,
 				count,
-				partno,
-				nparts;
+				partno;
 	SrmDiskSet *set = palloc0(sizeof(SrmDiskSet));
 	int			i;
 
-	SrmPartitionChoose(oids, n, &first, &count, &partno, &nparts);
-	set->nleftout = Max(count - Max(maxdisks, 1), 0);
-	count -= set->nleftout;
+	take_partition(maxdisks, oids, names, &first, &count, &partno,
+				   &set->nleftout);
 	set->ndisks = count;
 	set->partno = partno;
 	set->direct_io = srmsort_direct_io;
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
-	{
-		set->disks[i].spcOid = oids[first + i];
-		strlcpy(set->disks[i].spcname, names[first + i], NAMEDATALEN);
-		set->disks[i].fd = -1;
-		set->disks[i].vfd = -1;
-	}
+		init_disk(&set->disks[i], oids[first + i], names[first + i]);
 	for (i = 0; i < count; i++)
 	{
 		open_workfile(set, &set->disks[i]);
@@ -438,16 +460,13 @@ SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
-	int			n = resolve_disks(oids, names);
 	int			first,
 				count,
-				partno,
-				nparts;
+				partno;
 	int			i;
 
-	SrmPartitionChoose(oids, n, &first, &count, &partno, &nparts);
-	sd->nleftout = Max(count - Max(maxdisks, 1), 0);
-	count -= sd->nleftout;
+	take_partition(maxdisks, oids, names, &first, &count, &partno,
+				   &sd->nleftout);
 	sd->ndisks = count;
 	sd->partno = partno;
 	sd->nfiles = nfiles;
@@ -505,10 +524,7 @@ SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile, int first, int count,
 	{
 		SrmDisk    *disk = &set->disks[i];
 
-		disk->spcOid = sd->spcs[i];
-		strlcpy(disk->spcname, sd->names[i], NAMEDATALEN);
-		disk->fd = -1;
-		disk->vfd = -1;
+		init_disk(disk, sd->spcs[i], sd->names[i]);
 		disk->fds = palloc(set->nfiles * sizeof(int));
 		disk->paths = palloc0(set->nfiles * sizeof(char *));
 		for (f = 0; f < set->nfiles; f++)

@@ -51,16 +51,7 @@ $node->safe_psql('postgres',
 	 VACUUM ANALYZE s");
 my $bg = $node->background_psql('postgres', on_error_stop => 0);
 $bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k ON s (k slow_int_ops);\n");
-my %seen;
-for (1 .. 3000)
-{
-	my $p = $node->safe_psql('postgres',
-		"SELECT command || '|' || phase || '|' || tuples_total
-		   FROM pg_stat_progress_create_index WHERE relid = 's'::regclass");
-	last if $p eq '' && %seen;
-	$seen{$p} = 1 if $p ne '';
-	usleep(20_000);
-}
+my %seen = SrmTest::watch_progress($node, 's');
 $bg->quit;
 # (the participants sort while they scan; the leader's merge streams into
 # the loader)
