@@ -18,6 +18,7 @@ OBJS = \
 	src/merge.o \
 	src/mergeplan.o \
 	src/node.o \
+	src/pbuild.o \
 	src/plan.o \
 	src/radix.o \
 	src/runmeta.o \

@@ -14,6 +14,25 @@
 #include "access/genam.h"
 #include "nodes/execnodes.h"
 
+#include "sorter.h"
+
+/*
+ * The state of a build's heap scan: live tuples into one sorter, and for
+ * unique indexes recently dead ones into another (out of the uniqueness
+ * check).  A parallel build has one per participant.
+ */
+typedef struct SrmBuildState
+{
+	SrmSorter  *live;
+	SrmSorter  *dead;			/* unique indexes only */
+	bool		havedead;
+	double		indtuples;
+} SrmBuildState;
+
+/* build.c: the table AM's index build scan callback, into SrmBuildState */
+extern void SrmBuildCallback(Relation index, ItemPointer tid, Datum *values,
+							 bool *isnull, bool tupleIsAlive, void *state);
+
 /* build.c: ambuild for btree through srmsort (falls back to btbuild) */
 extern IndexBuildResult *SrmBtBuild(Relation heap, Relation index,
 									IndexInfo *indexInfo);

@@ -70,8 +70,8 @@ listed(Oid catalog, Oid relid)
 
 /*
  * SrmCitusOwnsStatement
- *		Is parsetree, a CREATE INDEX or a REINDEX INDEX or TABLE, on a table
- *		Citus manages?  Names are looked up without locks and without
+ *		Is parsetree, a CREATE INDEX, an ALTER TABLE or a REINDEX INDEX or
+ *		TABLE, on a table Citus manages?  Names are looked up without locks and without
  *		errors: this only decides whether srmsort arms, and the statement
  *		itself then resolves, locks and complains as it always does.
  */
@@ -86,6 +86,8 @@ SrmCitusOwnsStatement(Node *parsetree)
 		return false;
 	if (IsA(parsetree, IndexStmt))
 		rv = ((IndexStmt *) parsetree)->relation;
+	else if (IsA(parsetree, AlterTableStmt))
+		rv = ((AlterTableStmt *) parsetree)->relation;
 	else if (IsA(parsetree, ReindexStmt))
 		rv = ((ReindexStmt *) parsetree)->relation;
 	if (rv == NULL)
