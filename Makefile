@@ -10,6 +10,7 @@ OBJS = \
 	src/aio.o \
 	src/btload.o \
 	src/build.o \
+	src/citus.o \
 	src/disks.o \
 	src/dsmread.o \
 	src/forecast.o \
@@ -17,6 +18,7 @@ OBJS = \
 	src/merge.o \
 	src/mergeplan.o \
 	src/node.o \
+	src/pbuild.o \
 	src/plan.o \
 	src/radix.o \
 	src/record.o \

@@ -13,6 +13,9 @@ none:
 untimed warm-up, and records the floor (the same query without ORDER BY),
 the sort facts from EXPLAIN (ANALYZE, TIMING OFF) and the backend's peak
 resident memory (VmHWM, reset before each run through /proc/self/clear_refs).
+Serial plans by default; --workers N allows N workers per Gather
+(max_parallel_workers_per_gather), so the sorts run in the workers under a
+Gather Merge, srmsort's and PostgreSQL's alike.
 
 The system "duckdb" (where the duckdb Python module is importable) runs the
 same query in DuckDB on one thread with memory_limit = work_mem and
@@ -161,13 +164,17 @@ def ensure_table(ds, rows):
     return name, int(out.strip())
 
 
+# max_parallel_workers_per_gather of the measured queries (--workers)
+GATHER_WORKERS = 0
+
+
 def timed(setup, query):
     """Wall time of query (ms) and the backend's peak RSS (kB)."""
-    sql = ("%s\nSET max_parallel_workers_per_gather = 0;\n"
+    sql = ("%s\nSET max_parallel_workers_per_gather = %d;\n"
            "COPY (SELECT 5) TO '/proc/self/clear_refs';\n"
            "%s;\n"
            "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+([0-9]+)');\n"
-           % (setup, query))
+           % (setup, GATHER_WORKERS, query))
     out, ms = psql(sql, timing=True)
     lines = [l for l in out.splitlines() if l.strip().isdigit()]
     return ms, int(lines[-1]) if lines else None
@@ -177,8 +184,9 @@ def explain_facts(setup, query):
     """The sort node's EXPLAIN ANALYZE facts, plus "Temp Written Blocks"
     (BUFFERS: the 8kB temp blocks written, the same measure for every
     system)."""
-    sql = ("%s\nSET max_parallel_workers_per_gather = 0;\n"
-           "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;" % (setup, query))
+    sql = ("%s\nSET max_parallel_workers_per_gather = %d;\n"
+           "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;"
+           % (setup, GATHER_WORKERS, query))
     out, _ = psql(sql)
     plan = json.loads(out[out.index("["):])
     facts = {}
@@ -207,12 +215,16 @@ def main():
     ap.add_argument("--tablespaces", default="",
                     help="srmsort.tablespaces (and temp_tablespaces for native)")
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="max_parallel_workers_per_gather (0: serial plans)")
     ap.add_argument("--replot", action="store_true",
                     help="only redraw the plot from <out>/results.csv")
     args = ap.parse_args()
     if args.replot:
         replot(args.out)
         return
+    global GATHER_WORKERS
+    GATHER_WORKERS = args.workers
 
     os.makedirs(args.out, exist_ok=True)
     if not os.access(args.out, os.W_OK | os.X_OK):
@@ -275,7 +287,7 @@ def main():
                     row = {
                         "pg": pg, "dataset": ds, "rows": rows,
                         "table_mb": round(nbytes / 1e6, 1),
-                        "work_mem": wm, "system": s,
+                        "work_mem": wm, "system": s, "workers": GATHER_WORKERS,
                         "median_s": round(med / 1000, 3),
                         "min_s": round(min(times[s]) / 1000, 3),
                         "max_s": round(max(times[s]) / 1000, 3),
@@ -306,7 +318,8 @@ def main():
         w.writeheader()
         w.writerows(results)
     with open(out_path(os.path.join(args.out, "results.md")), "w") as f:
-        cols = ["pg", "dataset", "rows", "table_mb", "work_mem", "system", "median_s", "min_s",
+        cols = ["pg", "dataset", "rows", "table_mb", "work_mem", "system", "workers",
+                "median_s", "min_s",
                 "max_s", "ratio_to_native", "floor_s", "rows_per_s", "mb_per_s",
                 "peak_rss_mb", "sort_method", "runs", "merge_order", "passes", "nu",
                 "stalls", "space_kb", "peak_temp_kb", "temp_written_kb"]

@@ -14,12 +14,19 @@ backend's peak resident memory (VmHWM) and, for srmsort, the facts its
 srmsort.trace log line reports (method, runs, passes, nu, temp written).
 
 Systems:
-  native         PostgreSQL as configured by default: parallel builds
-                 allowed (max_parallel_maintenance_workers = 2 on 2 cores
-                 gives 1 worker at 64MB and 2 at 1GB)
+  native         PostgreSQL with max_parallel_maintenance_workers = --workers
+                 (default 2): as many workers as PostgreSQL plans for it
+                 (each participant needs 32MB: 1 worker at 64MB, 2 at 1GB)
   native_serial  PostgreSQL with max_parallel_maintenance_workers = 0
-  srm            srmsort (serial), srmsort.min_input_size = 0 so that it
-                 builds even when the sort fits in memory
+  srm            srmsort with the same setting, hence the same workers
+                 (srmsort.min_input_size = 0 so that it builds even when
+                 the sort fits in memory)
+  srm_serial     srmsort with max_parallel_maintenance_workers = 0
+
+ratio_same_workers compares srmsort with PostgreSQL at the same setting
+(srm with native, srm_serial with native_serial); workers is the number
+PostgreSQL planned (from srmsort's trace line: participants less the
+leader).
 
 Results go to <out>/index.csv and <out>/index.md.
 """
@@ -41,10 +48,16 @@ DATASETS = {
 }
 
 SYSTEMS = {
-    "native": "SET srmsort.create_index = off;",
+    "native": "SET srmsort.create_index = off; SET max_parallel_maintenance_workers = {workers};",
     "native_serial": "SET srmsort.create_index = off; SET max_parallel_maintenance_workers = 0;",
-    "srm": "SET srmsort.create_index = on; SET srmsort.min_input_size = 0;",
+    "srm": "SET srmsort.create_index = on; SET srmsort.min_input_size = 0;"
+           " SET max_parallel_maintenance_workers = {workers};",
+    "srm_serial": "SET srmsort.create_index = on; SET srmsort.min_input_size = 0;"
+                  " SET max_parallel_maintenance_workers = 0;",
 }
+
+# whom each system is compared with at the same worker setting
+SAME_WORKERS = {"srm": "native", "srm_serial": "native_serial"}
 
 # the table the text data sets share
 TABLE_OF = {"int8": "int8", "text_c": "text", "text_icu": "text"}
@@ -85,8 +98,15 @@ def trace_facts(setup, table, key):
            % (setup, table, key))
     p = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"],
                        input=sql, capture_output=True, text=True)
-    m = re.search(r"DETAIL:\s+(Sort method .*)", p.stderr)
+    # the build's line (participants log their own sorts too)
+    m = re.search(r"built index .*\n(?:.*\n)*?DETAIL:\s+(Sort method .*)", p.stderr)
     return m.group(1).strip() if m else ""
+
+
+def planned_workers(facts):
+    """Workers of a build, from srmsort's trace facts (0 if serial)."""
+    m = re.search(r"participants \d+ \((\d+) workers", facts)
+    return int(m.group(1)) if m else 0
 
 
 def main():
@@ -95,7 +115,9 @@ def main():
     ap.add_argument("--datasets", default="int8,text_c,text_icu")
     ap.add_argument("--rows", type=int, default=10000000)
     ap.add_argument("--mwm", default="64MB,1GB")
-    ap.add_argument("--systems", default="native,native_serial,srm")
+    ap.add_argument("--systems", default="native,native_serial,srm,srm_serial")
+    ap.add_argument("--workers", type=int, default=2,
+                    help="max_parallel_maintenance_workers of the parallel systems")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tablespaces", default="srm_d0,srm_d1,srm_d2,srm_d3")
     ap.add_argument("--out", default="bench/results")
@@ -106,6 +128,7 @@ def main():
         # say so now, not after the measurements
         sys.exit("bench: cannot write to %s" % args.out)
     systems = args.systems.split(",")
+    setups = {s: SYSTEMS[s].format(workers=args.workers) for s in systems}
     results = []
     for ds in args.datasets.split(","):
         table, nbytes = ensure_table(ds, args.rows)
@@ -116,44 +139,52 @@ def main():
             times = {s: [] for s in systems}
             info = {}
             for s in systems:                           # warm-up, untimed
-                build(base + SYSTEMS[s], table, key)
+                build(base + setups[s], table, key)
             for _ in range(args.reps):
                 for s in systems:                       # A B C A B C ...
-                    t, kb, pages = build(base + SYSTEMS[s], table, key)
+                    t, kb, pages = build(base + setups[s], table, key)
                     times[s].append(t)
                     info.setdefault(s, []).append((kb, pages))
             native_med = statistics.median(times["native"]) if "native" in times else None
             serial_med = (statistics.median(times["native_serial"])
                           if "native_serial" in times else None)
+            facts = {s: trace_facts(base + setups[s], table, key)
+                     for s in systems if s.startswith("srm")}
+            workers = planned_workers(facts.get("srm", ""))
             for s in systems:
                 med = statistics.median(times[s])
+                peer = SAME_WORKERS.get(s)
                 row = {
                     "dataset": ds, "rows": args.rows, "table_mb": round(nbytes / 1e6, 1),
                     "maintenance_work_mem": mwm, "system": s,
+                    "workers": 0 if s.endswith("serial") else workers,
                     "median_s": round(med / 1000, 3),
                     "min_s": round(min(times[s]) / 1000, 3),
                     "max_s": round(max(times[s]) / 1000, 3),
                     "ratio_to_native": round(native_med / med, 2) if native_med else "",
                     "ratio_to_native_serial": round(serial_med / med, 2) if serial_med else "",
+                    "ratio_same_workers": (round(statistics.median(times[peer]) / med, 2)
+                                           if peer in times else ""),
                     "index_pages": info[s][-1][1],
                     "index_mb": round(info[s][-1][1] * 8192 / 1e6, 1),
                     "peak_rss_mb": round(max(i[0] for i in info[s]) / 1024, 1),
-                    "srmsort_facts": trace_facts(base + SYSTEMS[s], table, key) if s == "srm" else "",
+                    "srmsort_facts": facts.get(s, ""),
                 }
                 results.append(row)
-                print("  %-8s %6s %-13s median %7.3fs (min %.3f max %.3f) x%s / x%s serial, %d pages"
-                      % (ds, mwm, s, row["median_s"], row["min_s"], row["max_s"],
-                         row["ratio_to_native"], row["ratio_to_native_serial"],
-                         row["index_pages"]), flush=True)
+                print("  %-8s %6s %-13s %d workers, median %7.3fs (min %.3f max %.3f) "
+                      "x%s at the same workers, %d pages"
+                      % (ds, mwm, s, row["workers"], row["median_s"], row["min_s"],
+                         row["max_s"], row["ratio_same_workers"], row["index_pages"]),
+                      flush=True)
 
     with open(out_path(os.path.join(args.out, "index.csv")), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(results[0].keys()))
         w.writeheader()
         w.writerows(results)
     with open(out_path(os.path.join(args.out, "index.md")), "w") as f:
-        cols = ["dataset", "rows", "table_mb", "maintenance_work_mem", "system", "median_s",
-                "min_s", "max_s", "ratio_to_native", "ratio_to_native_serial",
-                "index_pages", "index_mb", "peak_rss_mb"]
+        cols = ["dataset", "rows", "table_mb", "maintenance_work_mem", "system", "workers",
+                "median_s", "min_s", "max_s", "ratio_same_workers", "ratio_to_native",
+                "ratio_to_native_serial", "index_pages", "index_mb", "peak_rss_mb"]
         f.write("CREATE INDEX, measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps))
@@ -164,8 +195,8 @@ def main():
         f.write("\nsrmsort's sort facts (srmsort.trace):\n\n")
         for r in results:
             if r["srmsort_facts"]:
-                f.write("- %s, %s: %s\n" % (r["dataset"], r["maintenance_work_mem"],
-                                            r["srmsort_facts"]))
+                f.write("- %s, %s, %s: %s\n" % (r["dataset"], r["maintenance_work_mem"],
+                                                r["system"], r["srmsort_facts"]))
 
 
 if __name__ == "__main__":

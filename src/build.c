@@ -49,6 +49,7 @@
 
 #include "btload.h"
 #include "build.h"
+#include "pbuild.h"
 #include "keys.h"
 #include "sorter.h"
 #include "srmsort.h"
@@ -56,34 +57,26 @@
 /* progress is published every this many loaded tuples */
 #define SRM_PROGRESS_EVERY	1024
 
-typedef struct SrmBuildState
-{
-	SrmSorter  *live;
-	SrmSorter  *dead;			/* unique indexes only */
-	bool		havedead;
-	double		indtuples;
-} SrmBuildState;
-
 static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii,
-						   double *est_rows);
-static void build_callback(Relation index, ItemPointer tid, Datum *values,
-						   bool *isnull, bool tupleIsAlive, void *state);
+						   double *est_rows, double *tuple_bytes);
 static int	compare_keys(Relation index, SortSupport keys, int nkeys,
 						 IndexTuple a, IndexTuple b, bool *hasnull);
 static void report_duplicate(Relation heap, Relation index, IndexTuple itup);
 static BlockNumber load_index(Relation heap, Relation index, IndexInfo *ii,
 							  SrmBuildState *st);
 static void log_build(Relation index, SrmBuildState *st, BlockNumber npages,
-					  instr_time start);
+					  instr_time start, SrmParallelBuild *pb);
 
 /*
  * build_worth_it
  *		Should srmsort build this index?  Estimates the sort's input from
  *		the table AM's size estimate and the index columns' average widths;
- *		when it should, *est_rows is the table's estimated row count.
+ *		*est_rows is the table's estimated row count and *tuple_bytes the
+ *		index tuples' estimated size.
  */
 static bool
-build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows)
+build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
+			   double *tuple_bytes)
 {
 	double		threshold;
 	BlockNumber pages;
@@ -101,8 +94,6 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows)
 	*est_rows = Max(tuples, 0);
 	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size :
 				 maintenance_work_mem) * 1024.0;
-	if (threshold <= 0)
-		return true;
 
 	for (i = 0; i < ii->ii_NumIndexAttrs; i++)
 	{
@@ -121,15 +112,16 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows)
 			w = get_typavgwidth(TupleDescAttr(idesc, i)->atttypid, -1);
 		width += w;
 	}
-	return tuples * width >= threshold;
+	*tuple_bytes = width - 32;
+	return threshold <= 0 || tuples * width >= threshold;
 }
 
 /*
- * build_callback
+ * SrmBuildCallback
  *		One heap tuple's index values from the build scan.
  */
-static void
-build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+void
+SrmBuildCallback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 			   bool tupleIsAlive, void *state)
 {
 	SrmBuildState *st = (SrmBuildState *) state;
@@ -270,7 +262,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
  */
 static void
 log_build(Relation index, SrmBuildState *st, BlockNumber npages,
-		  instr_time start)
+		  instr_time start, SrmParallelBuild *pb)
 {
 	SrmSortStats s;
 	instr_time	now;
@@ -284,7 +276,9 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
 					INSTR_TIME_GET_DOUBLE(now)),
-			 errdetail_internal("%s.", SrmSortStatsText(&s))));
+			 pb == NULL ? errdetail_internal("%s.", SrmSortStatsText(&s)) :
+			 errdetail_internal("%s; %s.", SrmSortStatsText(&s),
+								SrmParallelDescribe(pb))));
 }
 
 /*
@@ -299,12 +293,14 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 	IndexBuildResult *result;
 	double		reltuples;
 	double		est_rows;
+	double		tuple_bytes;
 	BlockNumber npages;
 	instr_time	start;
+	SrmParallelBuild *pb = NULL;
 
 	/* claimed first, so that the swap is never redone for this index */
 	if (!SrmBuildClaim(RelationGetRelid(index)) ||
-		!build_worth_it(heap, index, ii, &est_rows))
+		!build_worth_it(heap, index, ii, &est_rows, &tuple_bytes))
 		return btbuild(heap, index, ii);
 
 	if (RelationGetNumberOfBlocks(index) != 0)
@@ -313,17 +309,26 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
-	st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem, est_rows,
-								  SRM_SORT_NONE);
-	if (ii->ii_Unique)
-		st.dead = SrmSorterBeginIndex(heap, index,
-									  Max(work_mem, srmsort_min_work_mem), 0,
-									  SRM_SORT_NONE);
+	/* the workers PostgreSQL planned for this build (see pbuild.c) */
+	if (ii->ii_ParallelWorkers > 0 && srmsort_parallel_build)
+		pb = SrmParallelBegin(heap, index, ii, ii->ii_ParallelWorkers,
+							  est_rows, tuple_bytes);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_BTREE_PHASE_INDEXBUILD_TABLESCAN);
-	reltuples = table_index_build_scan(heap, index, ii, true, true,
-									   build_callback, &st, NULL);
+	if (pb != NULL)
+		reltuples = SrmParallelScan(pb, &st, &ii->ii_BrokenHotChain);
+	else
+	{
+		st.live = SrmSorterBeginIndex(heap, index, maintenance_work_mem,
+									  est_rows, SRM_SORT_NONE);
+		if (ii->ii_Unique)
+			st.dead = SrmSorterBeginIndex(heap, index,
+										  Max(work_mem, srmsort_min_work_mem),
+										  0, SRM_SORT_NONE);
+		reltuples = table_index_build_scan(heap, index, ii, true, true,
+										   SrmBuildCallback, &st, NULL);
+	}
 	{
 		const int	idx[] = {
 			PROGRESS_CREATEIDX_TUPLES_TOTAL,
@@ -348,11 +353,13 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_BTREE_PHASE_LEAF_LOAD);
 	npages = load_index(heap, index, ii, &st);
-	log_build(index, &st, npages, start);
+	log_build(index, &st, npages, start, pb);
 
 	if (st.dead != NULL)
 		SrmSorterEnd(st.dead);
 	SrmSorterEnd(st.live);
+	if (pb != NULL)
+		SrmParallelEnd(pb);
 
 	result = palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;

@@ -45,6 +45,7 @@
 #include "commands/tablespace.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/sharedfileset.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -248,19 +249,16 @@ create_temp_file(SrmDisk *disk)
 }
 
 /*
- * open_workfile
- *		Create disk d's workfile in its tablespace through fd.c and open the
- *		stable fd.
+ * open_stable_fd
+ *		The stable kernel fd for I/O on a workfile at path (O_DIRECT when
+ *		the set asks for it and the filesystem allows), accounted with
+ *		AcquireExternalFD.
  */
-static void
-open_workfile(SrmDiskSet *set, SrmDisk *disk)
+static int
+open_stable_fd(SrmDiskSet *set, const char *path)
 {
-	File		f = create_temp_file(disk);
 	int			flags;
-
-	disk->vfd = f;
-	disk->path = pstrdup(FilePathName(f));
-	disk->accounted = 0;
+	int			fd;
 
 	if (!AcquireExternalFD())
 		ereport(ERROR,
@@ -272,18 +270,18 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 	if (set->direct_io)
 		flags |= O_DIRECT;
 #endif
-	disk->fd = open(disk->path, flags, 0);
-	if (disk->fd < 0 && set->direct_io && errno == EINVAL)
+	fd = open(path, flags, 0);
+	if (fd < 0 && set->direct_io && errno == EINVAL)
 	{
 		/* the filesystem refuses O_DIRECT: go on buffered */
 		if (!warned_no_direct)
 			ereport(LOG,
 					(errmsg("srmsort.direct_io is not supported for \"%s\", using buffered I/O",
-							disk->path)));
+							path)));
 		warned_no_direct = true;
-		disk->fd = open(disk->path, O_RDWR | PG_BINARY, 0);
+		fd = open(path, O_RDWR | PG_BINARY, 0);
 	}
-	if (disk->fd < 0)
+	if (fd < 0)
 	{
 		int			save_errno = errno;
 
@@ -291,8 +289,55 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", disk->path)));
+				 errmsg("could not open file \"%s\": %m", path)));
 	}
+	return fd;
+}
+
+/*
+ * open_workfile
+ *		Create disk d's workfile in its tablespace through fd.c and open the
+ *		stable fd.
+ */
+static void
+open_workfile(SrmDiskSet *set, SrmDisk *disk)
+{
+	File		f = create_temp_file(disk);
+
+	disk->vfd = f;
+	disk->path = pstrdup(FilePathName(f));
+	disk->accounted = 0;
+	disk->fd = open_stable_fd(set, disk->path);
+}
+
+/*
+ * take_partition
+ *		Resolve the disks and take a partition of them, at most maxdisks:
+ *		oids[first .. first + *count - 1] (names likewise) are the sort's.
+ */
+static void
+take_partition(int maxdisks, Oid *oids, char names[][NAMEDATALEN],
+			   int *first, int *count, int *partno, int *nleftout)
+{
+	int			n = resolve_disks(oids, names);
+	int			nparts;
+
+	SrmPartitionChoose(oids, n, first, count, partno, &nparts);
+	*nleftout = Max(*count - Max(maxdisks, 1), 0);
+	*count -= *nleftout;
+}
+
+/*
+ * init_disk
+ *		A disk of a set, no file open yet.
+ */
+static void
+init_disk(SrmDisk *disk, Oid spc, const char *name)
+{
+	disk->spcOid = spc;
+	strlcpy(disk->spcname, name, NAMEDATALEN);
+	disk->fd = -1;
+	disk->vfd = -1;
 }
 
 /*
@@ -304,28 +349,20 @@ SrmDiskSetOpen(int maxdisks)
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
-	int			n = resolve_disks(oids, names);
 	int			first,
 				count,
-				partno,
-				nparts;
+				partno;
 	SrmDiskSet *set = palloc0(sizeof(SrmDiskSet));
 	int			i;
 
-	SrmPartitionChoose(oids, n, &first, &count, &partno, &nparts);
-	set->nleftout = Max(count - Max(maxdisks, 1), 0);
-	count -= set->nleftout;
+	take_partition(maxdisks, oids, names, &first, &count, &partno,
+				   &set->nleftout);
 	set->ndisks = count;
 	set->partno = partno;
 	set->direct_io = srmsort_direct_io;
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
-	{
-		set->disks[i].spcOid = oids[first + i];
-		strlcpy(set->disks[i].spcname, names[first + i], NAMEDATALEN);
-		set->disks[i].fd = -1;
-		set->disks[i].vfd = -1;
-	}
+		init_disk(&set->disks[i], oids[first + i], names[first + i]);
 	for (i = 0; i < count; i++)
 	{
 		open_workfile(set, &set->disks[i]);
@@ -371,11 +408,22 @@ void
 SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
 {
 	int			i;
+	int			f;
 
 	for (i = 0; i < set->nopen; i++)
 	{
 		SrmDisk    *disk = &set->disks[i];
 
+		/* a shared set's other files (disk->fd is among them) */
+		for (f = 0; disk->fds != NULL && f < set->nfiles; f++)
+		{
+			if (disk->fds[f] >= 0 && disk->fds[f] != disk->fd)
+			{
+				close(disk->fds[f]);
+				ReleaseExternalFD();
+			}
+			disk->fds[f] = -1;
+		}
 		if (disk->fd >= 0)
 		{
 			close(disk->fd);
@@ -388,6 +436,134 @@ SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
 			disk->vfd = -1;
 		}
 	}
+}
+
+/* ---------- disks shared by the participants of a parallel build ---------- */
+
+/*
+ * shared_name
+ *		The name of workfile f in a disk's file set.
+ */
+static void
+shared_name(char *name, int f)
+{
+	snprintf(name, MAXPGPATH, "srm%d", f);
+}
+
+/*
+ * SrmSharedDisksInit
+ *		See disks.h.
+ */
+void
+SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
+				   int nfiles)
+{
+	Oid			oids[SRM_MAX_DISKS];
+	char		names[SRM_MAX_DISKS][NAMEDATALEN];
+	int			first,
+				count,
+				partno;
+	int			i;
+
+	take_partition(maxdisks, oids, names, &first, &count, &partno,
+				   &sd->nleftout);
+	sd->ndisks = count;
+	sd->partno = partno;
+	sd->nfiles = nfiles;
+	sd->direct_io = srmsort_direct_io;
+	for (i = 0; i < count; i++)
+	{
+		Oid			spc = oids[first + i];
+		FileSet    *fs = &sd->filesets[i].fs;
+
+		sd->spcs[i] = spc;
+		strlcpy(sd->names[i], names[first + i], NAMEDATALEN);
+		SharedFileSetInit(&sd->filesets[i], seg);
+		/* this disk's files go to its tablespace only */
+		fs->ntablespaces = 1;
+		fs->tablespaces[0] = OidIsValid(spc) ? spc :
+			(OidIsValid(MyDatabaseTableSpace) ? MyDatabaseTableSpace :
+			 DEFAULTTABLESPACE_OID);
+	}
+}
+
+/*
+ * SrmSharedDisksAttach
+ *		See disks.h.
+ */
+void
+SrmSharedDisksAttach(SrmSharedDisks *sd, dsm_segment *seg)
+{
+	int			i;
+
+	for (i = 0; i < sd->ndisks; i++)
+		SharedFileSetAttach(&sd->filesets[i], seg);
+}
+
+/*
+ * SrmDiskSetOpenShared
+ *		See disks.h.
+ */
+SrmDiskSet *
+SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile, int first, int count,
+					 int peer_first, int npeers)
+{
+	SrmDiskSet *set = palloc0(sizeof(SrmDiskSet));
+	int			i;
+	int			f;
+
+	Assert(myfile >= 0 && myfile < sd->nfiles && sd->nfiles <= SRM_MAX_SHARED_FILES);
+	set->ndisks = sd->ndisks;
+	set->partno = sd->partno;
+	set->nleftout = sd->nleftout;
+	set->direct_io = sd->direct_io;
+	set->nfiles = sd->nfiles;
+	set->myfile = myfile;
+	set->disks = palloc0(set->ndisks * sizeof(SrmDisk));
+	for (i = 0; i < set->ndisks; i++)
+	{
+		SrmDisk    *disk = &set->disks[i];
+
+		init_disk(disk, sd->spcs[i], sd->names[i]);
+		disk->fds = palloc(set->nfiles * sizeof(int));
+		disk->paths = palloc0(set->nfiles * sizeof(char *));
+		for (f = 0; f < set->nfiles; f++)
+			disk->fds[f] = -1;
+	}
+	for (i = 0; i < set->ndisks; i++)
+	{
+		SrmDisk    *disk = &set->disks[i];
+		FileSet    *fs = &sd->filesets[i].fs;
+		char		name[MAXPGPATH];
+
+		set->nopen = i + 1;
+		if (i >= first && i < first + count)
+		{
+			/* this participant's own file: it writes and accounts it */
+			shared_name(name, myfile);
+			disk->vfd = FileSetCreate(fs, name);
+			disk->path = pstrdup(FilePathName(disk->vfd));
+			disk->fd = open_stable_fd(set, disk->path);
+			disk->fds[myfile] = disk->fd;
+			disk->paths[myfile] = disk->path;
+		}
+		for (f = peer_first; f < peer_first + npeers; f++)
+		{
+			File		vfd;
+
+			if (f == myfile)
+				continue;
+			shared_name(name, f);
+			vfd = FileSetOpen(fs, name, O_RDWR);
+			if (vfd <= 0)
+				continue;		/* that participant wrote nothing here */
+			disk->paths[f] = pstrdup(FilePathName(vfd));
+			/* only the stable fd is needed; the file stays in the set */
+			FileClose(vfd);
+			disk->fds[f] = open_stable_fd(set, disk->paths[f]);
+		}
+	}
+	return set;
 }
 
 /*

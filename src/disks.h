@@ -23,6 +23,7 @@
 #define SRM_DISKS_H
 
 #include "storage/fd.h"
+#include "storage/sharedfileset.h"
 #include "utils/guc.h"
 
 #define SRM_MAX_DISKS		64
@@ -38,6 +39,9 @@ typedef struct SrmDisk
 	int			fd;				/* stable kernel fd for I/O, -1 if closed */
 	char	   *path;			/* the workfile's path */
 	off_t		accounted;		/* size declared to fd.c so far */
+	/* shared sets: every participant's file on the disk, by file number */
+	int		   *fds;			/* stable fds, -1 if not open */
+	char	  **paths;
 } SrmDisk;
 
 typedef struct SrmDiskSet
@@ -47,8 +51,36 @@ typedef struct SrmDiskSet
 	int			partno;			/* partition taken (see SrmPartitionChoose) */
 	int			nleftout;		/* disks of the partition left out for memory */
 	bool		direct_io;
+	int			nfiles;			/* shared sets: files per disk, else 0 */
+	int			myfile;			/* shared sets: the file this set writes */
 	SrmDisk	   *disks;			/* ndisks entries */
 } SrmDiskSet;
+
+/*
+ * The workfile disks of a parallel index build, in its DSM segment.  Every
+ * participant writes its runs to its own file on each disk it uses (file
+ * number f, named after f, created by that participant: temp_file_limit
+ * and log_temp_files see it), in one SharedFileSet per disk limited to
+ * that disk's tablespace, so the files outlive their writers and are
+ * deleted when the last process detaches from the segment, after an error
+ * too, and by a crash restart.  A block slot of a shared set carries its
+ * file number in its high bits (SRM_SLOT_FILE_SHIFT), so a run written by
+ * one participant can be read, and its slots reused, by another.
+ */
+#define SRM_SLOT_FILE_SHIFT		24
+#define SRM_MAX_SHARED_FILES	127
+
+typedef struct SrmSharedDisks
+{
+	int			ndisks;
+	int			partno;
+	int			nleftout;
+	int			nfiles;
+	bool		direct_io;
+	Oid			spcs[SRM_MAX_DISKS];
+	char		names[SRM_MAX_DISKS][NAMEDATALEN];
+	SharedFileSet filesets[SRM_MAX_DISKS];
+} SrmSharedDisks;
 
 /* settings (defined in srmsort.c) */
 extern PGDLLIMPORT char *srmsort_tablespaces;
@@ -84,6 +116,26 @@ extern File SrmDiskCreateAuxFile(SrmDiskSet *set, int d);
  * be gone: then only the kernel fds are closed).
  */
 extern void SrmDiskSetClose(SrmDiskSet *set, bool in_abort);
+
+/*
+ * Leader of a parallel build: resolve the disks and take a partition as
+ * SrmDiskSetOpen does (at most maxdisks), and set up their file sets in
+ * seg for nfiles files per disk.  Workers attach with
+ * SrmSharedDisksAttach.
+ */
+extern void SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg,
+							   int maxdisks, int nfiles);
+extern void SrmSharedDisksAttach(SrmSharedDisks *sd, dsm_segment *seg);
+
+/*
+ * A disk set over shared disks: this process's file myfile is created on
+ * disks [first, first + count) (the only disks it may write new blocks
+ * to), and the existing files peer_first .. peer_first + npeers - 1 of
+ * the other participants are opened on every disk, for reading their runs.
+ */
+extern SrmDiskSet *SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile,
+										int first, int count,
+										int peer_first, int npeers);
 
 /* GUC check hook of srmsort.tablespaces. */
 extern bool SrmCheckTablespaces(char **newval, void **extra, GucSource source);

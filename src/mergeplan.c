@@ -107,6 +107,40 @@ SrmPlanDisks(Size budget, bool dsm, int *min_block)
 }
 
 /*
+ * block_meta
+ *		The runs' bookkeeping in memory for total bytes of runs in blocks of
+ *		B bytes (arrays grown by doubling: a third more), up to its share.
+ */
+static double
+block_meta(double total, int B, Size budget)
+{
+	return Min(total / B * 1.33 * (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
+			   (double) budget / SRM_META_RESIDENT_SHARE);
+}
+
+/*
+ * block_better
+ *		Is a block size whose merges are of orders rf and ri better for
+ *		nruns runs than the best so far (fewest passes, then fewest for four
+ *		times as many runs)?  Still infeasible: a smaller block is better.
+ *		Updates the best.
+ */
+static bool
+block_better(double nruns, int rf, int ri, int *best_p1, int *best_p4)
+{
+	int			p1 = passes_for(nruns, rf, ri);
+	int			p4 = passes_for(4 * nruns, rf, ri);
+
+	if (p1 < *best_p1 || (p1 == *best_p1 && p4 < *best_p4) || p1 >= INT_MAX / 2)
+	{
+		*best_p1 = p1;
+		*best_p4 = p4;
+		return true;
+	}
+	return false;
+}
+
+/*
  * SrmPlanBlockSize
  *		The largest block size, between min_block and srmsort.block_size, that
  *		gives the minimal number of merge passes for the expected input.
@@ -150,23 +184,73 @@ SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
 	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
 	{
 		double		per = B + SRM_BUF_SLACK;
-		double		meta = Min(run_bytes / B * 1.33 *
-							   (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
-							   (double) budget / SRM_META_RESIDENT_SHARE);
+		double		meta = block_meta(run_bytes, B, budget);
 		double		load = (double) budget - 2.0 * D * per - meta;
 		double		nruns = ceil(rows / Max(first * load / budget, 1.0));
 		int			rf = srm_order(dsm, (budget - meta) / per, D);
 		int			ri = srm_order(dsm, (budget - meta) / per - 2.0 * D, D);
-		int			p1 = passes_for(nruns, rf, ri);
-		int			p4 = passes_for(4 * nruns, rf, ri);
 
-		/* still infeasible: a smaller block is better */
-		if (p1 < best_p1 || (p1 == best_p1 && p4 < best_p4) || p1 >= INT_MAX / 2)
-		{
-			best_p1 = p1;
-			best_p4 = p4;
+		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
 			best = B;
-		}
+	}
+	return best;
+}
+
+/*
+ * SrmPlanParallelDisks
+ *		The most disks a merge with mergeKB can use (SrmPlanDisks).
+ */
+int
+SrmPlanParallelDisks(int mergeKB)
+{
+	int			min_block;
+
+	return SrmPlanDisks((Size) mergeKB * 1024, false, &min_block);
+}
+
+/*
+ * SrmPlanParallelBlockSize
+ *		The block size of a parallel build: nparts participants form runs
+ *		of about rows / nparts tuples of tuple_bytes each with runKB, each
+ *		writing over part_disks of the D disks, and the leader merges all
+ *		runs with mergeKB.  SrmPlanBlockSize's rule (fewest passes for the
+ *		expected runs, then for four times as many, then the largest
+ *		block), with the runs the participants' smaller loads give.
+ */
+int
+SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
+						 int part_disks, double rows, double tuple_bytes)
+{
+	double		merge_budget = (double) mergeKB * 1024;
+	double		run_budget = (double) runKB * 1024;
+	/* a record is about as long as its tuple (record.c) */
+	double		rec = Max(tuple_bytes, 8.0);
+	double		total;
+	int			min_block;
+	int			best;
+	int			best_p1 = INT_MAX;
+	int			best_p4 = INT_MAX;
+	int			B;
+
+	(void) SrmPlanDisks((Size) merge_budget, false, &min_block);
+	best = min_block;
+	/* at least two loads per participant; without an estimate, 64 */
+	rows = Max(rows, (rows > 0 ? 2.0 : 64.0) * nparts * run_budget / rec);
+	total = rows * rec;
+	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
+	{
+		double		per = B + SRM_BUF_SLACK;
+		double		meta = block_meta(total, B, (Size) merge_budget);
+		double		load = Max(run_budget - 2.0 * part_disks * per, per);
+		double		nruns = nparts * ceil(total / nparts / load);
+		double		bufs = (merge_budget - meta) / per;
+		int			rf = (int) Max(Min(floor((bufs - D) / 2.0),
+									   (double) srmsort_max_merge_order), 0);
+		int			ri = (int) Max(Min(floor((bufs - 3.0 * D) / 2.0),
+									   (double) srmsort_max_merge_order), 0);
+
+		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
+			best = B;
 	}
 	return best;
 }

@@ -90,4 +90,10 @@ extern int	SrmPlanFinalBuffers(const SrmMergeMem *mm);
 /* Read buffers of a scan of one run (random access). */
 extern int	SrmPlanScanBuffers(const SrmMergeMem *mm);
 
+/* a parallel build's block size, and the most disks a merge budget can use */
+extern int	SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
+									 int part_disks, double rows,
+									 double tuple_bytes);
+extern int	SrmPlanParallelDisks(int mergeKB);
+
 #endif							/* SRM_MERGEPLAN_H */

@@ -42,6 +42,7 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/buffile.h"
 #include "utils/memutils.h"
 
 #include "merge.h"
@@ -100,6 +101,7 @@ struct SrmSorter
 	bool		tight_memory;	/* not even the smallest merge fits */
 	bool		no_early_merge; /* early merges did not fit: never again */
 	bool		job;			/* registered in shared memory */
+	SrmSorterShare *share;		/* parallel builds: the shared disks */
 
 	/* reading, as tuplesort: next tuple forward, and whether at the end */
 	int64		current;
@@ -216,6 +218,23 @@ SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 /* ---------- external sort set-up ---------- */
 
 /*
+ * shared_disks
+ *		The disk set of a participant of a parallel build (NULL for other
+ *		sorts: the tape set opens the configured disks).
+ */
+static SrmDiskSet *
+shared_disks(SrmSorter *s)
+{
+	SrmSorterShare *sh = s->share;
+
+	if (sh == NULL)
+		return NULL;
+	return SrmDiskSetOpenShared(sh->disks, sh->myfile, sh->first_disk,
+								sh->ndisks > 0 ? sh->ndisks : sh->disks->ndisks,
+								sh->peer_first, sh->npeers);
+}
+
+/*
  * go_external
  *		The first run is due: choose the block size, open the disks and
  *		allocate the 2D write buffers.
@@ -236,7 +255,7 @@ go_external(SrmSorter *s)
 	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
 	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
-							 SrmKeysGetKey0, s->keys, &s->fmt);
+							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
 	D = s->ts->ndisks;
 	{
 		Oid			spcs[SRM_MAX_DISKS];
@@ -246,19 +265,26 @@ go_external(SrmSorter *s)
 		SrmJobBegin(spcs, D, s->ts->disks->partno);
 		s->job = true;
 	}
-	s->block_size = SrmPlanBlockSize(s->budget, s->dsm, D, min_block,
-									 s->est_rows, s->est_input,
-									 (double) s->load.ntuples,
-									 (double) s->input_bytes);
+	s->block_size = s->share ? s->share->block_size :
+		SrmPlanBlockSize(s->budget, s->dsm, D, min_block,
+						 s->est_rows, s->est_input,
+						 (double) s->load.ntuples,
+						 (double) s->input_bytes);
 	s->ts->block_size = s->block_size;
 
-	s->nwbufs = 2 * D;
+	/* a participant of a parallel build writes to its disks only */
+	s->nwbufs = 2 * (s->ts->run_ndisks > 0 ? s->ts->run_ndisks : D);
 	s->wbufs = palloc(s->nwbufs * sizeof(char *));
 	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
 	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
 	for (i = 1; i < s->nwbufs; i++)
 		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
 
+	if (s->share != NULL)
+	{
+		s->ts->run_first = s->share->first_disk;
+		s->ts->run_ndisks = s->share->ndisks;
+	}
 	s->maxruns = 64;
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
 	s->state = SS_BUILDRUNS;
@@ -741,6 +767,105 @@ SrmSorterPerform(SrmSorter *s)
 		run_merges(s);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* ---------- parallel builds ---------- */
+
+/* What SrmSorterExportRuns writes before the runs. */
+typedef struct SrmExportHeader
+{
+	int64		nruns;
+	int64		tuples;
+	int64		input_bytes;
+} SrmExportHeader;
+
+/*
+ * SrmSorterUseShared
+ *		See sorter.h.
+ */
+void
+SrmSorterUseShared(SrmSorter *s, const SrmSorterShare *share)
+{
+	Assert(s->state == SS_INITIAL && s->tuples == 0);
+	s->share = MemoryContextAlloc(s->cxt, sizeof(SrmSorterShare));
+	*s->share = *share;
+}
+
+/*
+ * SrmSorterFinishRuns
+ *		A participant's input is in: write the load as the last run (the
+ *		first, if nothing spilled yet).
+ */
+void
+SrmSorterFinishRuns(SrmSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	Assert(s->share != NULL);
+	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
+		dump_run(s);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * SrmSorterExportRuns
+ *		Describe the finished runs in f; returns how many.
+ */
+int64
+SrmSorterExportRuns(SrmSorter *s, BufFile *f)
+{
+	SrmExportHeader h;
+	int			i;
+
+	h.nruns = s->state == SS_BUILDRUNS ? s->nruns : 0;
+	h.tuples = s->tuples;
+	h.input_bytes = s->input_bytes;
+	BufFileWrite(f, &h, sizeof(h));
+	for (i = 0; i < h.nruns; i++)
+		SrmRunExport(s->ts, s->runs[i], f);
+	return h.nruns;
+}
+
+/*
+ * SrmSorterAdoptRuns
+ *		Take over the runs one participant described in f; returns how many.
+ */
+int64
+SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
+{
+	MemoryContext old;
+	SrmExportHeader h;
+	int64		i;
+
+	Assert(s->share != NULL);
+	if (BufFileRead(f, &h, sizeof(h)) != sizeof(h))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from srmsort run list")));
+	s->tuples += h.tuples;
+	s->input_bytes += h.input_bytes;
+	if (h.nruns == 0)
+		return 0;
+
+	old = MemoryContextSwitchTo(s->cxt);
+	if (s->state == SS_INITIAL)
+		go_external(s);
+	for (i = 0; i < h.nruns; i++)
+	{
+		SrmRunExtent x;
+		SrmRun	   *run;
+
+		SrmRunImportExtent(f, &x);
+		run = new_run(s, x.nblocks * sizeof(SrmBlockRef) +
+					  x.nforecast * sizeof(SrmForecastEntry));
+		SrmRunImport(s->ts, run, &x, f);
+		add_run(s, run);
+		s->nruns_initial++;
+		SrmJobAddRun(run->nbytes);
+	}
+	note_mem(s, mem_used(s));
+	MemoryContextSwitchTo(old);
+	return h.nruns;
 }
 
 /* ---------- output ---------- */

@@ -135,6 +135,34 @@ extern const char *SrmSortMethodName(SrmSortMethod method);
  */
 extern char *SrmSortStatsText(const SrmSortStats *st);
 
+/*
+ * Parallel index builds (pbuild.c).  Each participant's sorter, told where
+ * to write (SrmSorterUseShared, before the first tuple), only forms runs:
+ * SrmSorterFinishRuns writes what is in memory as a last run and
+ * SrmSorterExportRuns describes the runs in a BufFile.  The leader's
+ * sorter, over the same disks, takes them over with SrmSorterAdoptRuns
+ * (once per participant) and merges them at SrmSorterPerform as if it had
+ * written them itself.
+ */
+struct SrmSharedDisks;
+struct BufFile;
+
+typedef struct SrmSorterShare
+{
+	struct SrmSharedDisks *disks;
+	int			block_size;		/* the same for all participants */
+	int			myfile;			/* the file number this sorter writes */
+	int			first_disk;		/* its new runs' disks: first_disk .. */
+	int			ndisks;			/* .. + ndisks - 1 (0: all) */
+	int			peer_first;		/* files of others it reads */
+	int			npeers;
+} SrmSorterShare;
+
+extern void SrmSorterUseShared(SrmSorter *sorter, const SrmSorterShare *share);
+extern void SrmSorterFinishRuns(SrmSorter *sorter);
+extern int64 SrmSorterExportRuns(SrmSorter *sorter, struct BufFile *f);
+extern int64 SrmSorterAdoptRuns(SrmSorter *sorter, struct BufFile *f);
+
 /* Release everything; the sorter pointer is invalid afterwards. */
 extern void SrmSorterEnd(SrmSorter *sorter);
 

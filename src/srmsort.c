@@ -45,6 +45,7 @@ int			srmsort_max_merge_order = 1024;
 int			srmsort_random_seed = -1;
 bool		srmsort_trace = false;
 bool		srmsort_create_index = true;
+bool		srmsort_parallel_build = true;
 bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
@@ -117,6 +118,14 @@ define_settings(void)
 							 "would exceed srmsort.min_input_size (by default "
 							 "maintenance_work_mem).",
 							 &srmsort_create_index, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.parallel_build",
+							 "Lets srmsort's index builds use parallel workers.",
+							 "When PostgreSQL would build a btree index with parallel workers "
+							 "(max_parallel_maintenance_workers), srmsort's build launches them "
+							 "too; off builds serially.",
+							 &srmsort_parallel_build, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("srmsort.tablespaces",

@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include "executor/instrument.h"
+#include "storage/buffile.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
@@ -57,13 +58,14 @@ io_done(SrmIo *io, double ms, void *arg)
 
 /*
  * SrmTapeSetCreate
- *		Open at most maxdisks workfile disks and an I/O set for a sort with
- *		blocks of block_size bytes, in CurrentMemoryContext.
+ *		Open at most maxdisks workfile disks (or take the disk set given)
+ *		and an I/O set for a sort with blocks of block_size bytes, in
+ *		CurrentMemoryContext.
  */
 SrmTapeSet *
 SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg,
-				 SrmRecFormat *fmt)
+				 SrmRecFormat *fmt, SrmDiskSet *disks)
 {
 	SrmTapeSet *ts = palloc0(sizeof(SrmTapeSet));
 	int			d;
@@ -82,7 +84,7 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	else
 		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
 
-	ts->disks = SrmDiskSetOpen(maxdisks);
+	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks);
 	ts->ndisks = ts->disks->ndisks;
 	ts->io = SrmIoSetCreate();
 	ts->io->on_complete = io_done;
@@ -235,7 +237,9 @@ SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run)
 int
 SrmTapeRandomDisk(SrmTapeSet *ts)
 {
-	return (int) pg_prng_uint64_range(&ts->prng, 0, ts->ndisks - 1);
+	int			n = ts->run_ndisks > 0 ? ts->run_ndisks : ts->ndisks;
+
+	return (int) pg_prng_uint64_range(&ts->prng, 0, n - 1);
 }
 
 /*
@@ -253,6 +257,8 @@ SrmRunCreate(SrmTapeSet *ts, int start_disk)
 	run = palloc0(sizeof(SrmRun));
 
 	run->start_disk = start_disk;
+	run->first_disk = ts->run_first;
+	run->ndisks = ts->run_ndisks;
 	run->paged = ts->page_meta;
 	run->meta_bytes = GetMemoryChunkSpace(run);
 	if (!run->paged)
@@ -339,14 +345,25 @@ alloc_slot(SrmTapeSet *ts, int d)
 	else
 	{
 		slot = ts->nslots[d];
+		if (ts->disks->nfiles > 0)
+		{
+			/* a shared set: this process's file, in the high bits */
+			if (slot >= (1 << SRM_SLOT_FILE_SHIFT))
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("srmsort workfile on disk \"%s\" exceeds %d blocks",
+								ts->disks->disks[d].spcname,
+								1 << SRM_SLOT_FILE_SHIFT)));
+			slot |= ts->disks->myfile << SRM_SLOT_FILE_SHIFT;
+		}
 		/*
 		 * Account SRM_EXTEND_SLOTS slots at a time: the accounting write
 		 * takes the file's inode lock, which a block write in flight holds
 		 * while it copies: per slot, the backend would spin on it.
 		 */
 		SrmDiskExtend(ts->disks, d,
-					  (off_t) (slot / SRM_EXTEND_SLOTS + 1) * SRM_EXTEND_SLOTS *
-					  ts->block_size);
+					  (off_t) (ts->nslots[d] / SRM_EXTEND_SLOTS + 1) *
+					  SRM_EXTEND_SLOTS * ts->block_size);
 		ts->nslots[d]++;
 	}
 	ts->slots_in_use++;
@@ -402,6 +419,30 @@ SrmTapeAllocBuffers(SrmTapeSet *ts, MemoryContext cxt, int n, char **raw)
 }
 
 /*
+ * slot_place
+ *		The stable fd, path and offset of block slot slot on disk d.
+ */
+static inline off_t
+slot_place(SrmTapeSet *ts, int d, int32 slot, int *fd, const char **path)
+{
+	SrmDisk    *disk = &ts->disks->disks[d];
+	int			f;
+
+	if (likely(ts->disks->nfiles == 0))
+	{
+		*fd = disk->fd;
+		*path = disk->path;
+		return (off_t) slot * ts->block_size;
+	}
+	f = slot >> SRM_SLOT_FILE_SHIFT;
+	*fd = disk->fds[f];
+	*path = disk->paths[f];
+	if (*fd < 0)
+		elog(ERROR, "srmsort: workfile %d on disk %d is not open", f, d);
+	return (off_t) (slot & ((1 << SRM_SLOT_FILE_SHIFT) - 1)) * ts->block_size;
+}
+
+/*
  * SrmTapePrepRead
  *		Prepare (not submit) the read of block blockno of run into buf.
  */
@@ -411,11 +452,13 @@ SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf,
 {
 	SrmBlockRef *ref = SrmRunBlockRef(ts, run, blockno, false);
 	int			d = SrmRunBlockDisk(ts, run, blockno);
-	SrmDisk    *disk = &ts->disks->disks[d];
+	int			fd;
+	const char *path;
+	off_t		off;
 
 	Assert(ref->slot >= 0);
-	SrmIoPrepRead(ts->io, io, disk->fd, disk->path, buf, ts->block_size,
-				  (off_t) ref->slot * ts->block_size);
+	off = slot_place(ts, d, ref->slot, &fd, &path);
+	SrmIoPrepRead(ts->io, io, fd, path, buf, ts->block_size, off);
 	io->tag = d;
 	SrmJobCountIO(d, false, ts->block_size);
 	ts->blocks_read++;
@@ -630,17 +673,18 @@ write_block(SrmRunWriter *w)
 	SrmBlockHeader *hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	int64		blockno = hdr->blockno;
 	SrmBlockRef *ref = SrmRunBlockRef(ts, run, blockno, true);
-	SrmDisk    *disk;
 	int			d;
+	int			fd;
+	const char *path;
+	off_t		off;
 
 	hdr->used = (uint32) (w->pos - w->bufs[w->cur]);
 	ref->nrecords = hdr->nrecords;
 	d = SrmRunBlockDisk(ts, run, blockno);
 	ref->slot = alloc_slot(ts, d);
-	disk = &ts->disks->disks[d];
-	SrmIoPrepWrite(ts->io, &w->ios[w->cur], disk->fd, disk->path,
-				   w->bufs[w->cur], ts->block_size,
-				   (off_t) ref->slot * ts->block_size);
+	off = slot_place(ts, d, ref->slot, &fd, &path);
+	SrmIoPrepWrite(ts->io, &w->ios[w->cur], fd, path, w->bufs[w->cur],
+				   ts->block_size, off);
 	w->ios[w->cur].tag = d;
 	SrmIoSubmit(ts->io);
 
@@ -864,4 +908,156 @@ SrmRunWriterEnd(SrmRunWriter *w)
 	if (w->scratch != NULL)
 		pfree(w->scratch);
 	pfree(w);
+}
+
+/* ---------- runs handed between processes ---------- */
+
+/*
+ * read_exact
+ *		Read len bytes from f, or ERROR.
+ */
+static void
+read_exact(BufFile *f, void *p, size_t len)
+{
+	size_t		got = BufFileRead(f, p, len);
+
+	if (got != len)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from srmsort run list: read only %zu of %zu bytes",
+						got, len)));
+}
+
+/*
+ * SrmRunExport
+ *		Write run's extent, block references and forecast entries to f
+ *		(by-reference keys as a length word and their bytes).
+ */
+void
+SrmRunExport(SrmTapeSet *ts, SrmRun *run, BufFile *f)
+{
+	SrmRunExtent x;
+	char	   *kbuf = NULL;
+	Size		kbufsize = 0;
+	int64		i;
+
+	memset(&x, 0, sizeof(x));
+	x.start_disk = run->start_disk;
+	x.first_disk = run->first_disk;
+	x.ndisks = run->ndisks;
+	x.merges = run->merges;
+	x.nblocks = run->nblocks;
+	x.nrecords = run->nrecords;
+	x.nbytes = run->nbytes;
+	x.nforecast = run->nforecast;
+	BufFileWrite(f, &x, sizeof(x));
+	for (i = 0; i < run->nblocks; i++)
+	{
+		SrmBlockRef ref = *SrmRunBlockRef(ts, run, i, false);
+
+		BufFileWrite(f, &ref, sizeof(ref));
+	}
+	for (i = 0; i < run->nforecast; i++)
+	{
+		SrmForecastEntry e = *SrmRunForecast(ts, run, i, false);
+
+		if (!e.isnull && !ts->key_byval && !ts->normalized)
+		{
+			Datum		key = SrmRunForecastKey(ts, run, &e, &kbuf, &kbufsize,
+											   CurrentMemoryContext);
+			uint32		len = (uint32) datumGetSize(key, false, ts->key_typlen);
+
+			e.key = (Datum) 0;
+			BufFileWrite(f, &e, sizeof(e));
+			BufFileWrite(f, &len, sizeof(len));
+			BufFileWrite(f, DatumGetPointer(key), len);
+		}
+		else
+			BufFileWrite(f, &e, sizeof(e));
+	}
+	SrmRunCloseMeta(ts, run);
+	if (kbuf != NULL)
+		pfree(kbuf);
+}
+
+/*
+ * SrmRunImportExtent
+ *		Read the extent of the next run in f.
+ */
+void
+SrmRunImportExtent(BufFile *f, SrmRunExtent *x)
+{
+	read_exact(f, x, sizeof(*x));
+}
+
+/*
+ * SrmRunImport
+ *		Fill run (new and empty) with the run of extent x whose block
+ *		references and forecast entries follow in f.
+ */
+void
+SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
+{
+	char	   *kbuf = NULL;
+	Size		kbufsize = 0;
+	int64		i;
+
+	run->start_disk = (int16) x->start_disk;
+	run->first_disk = (uint8) x->first_disk;
+	run->ndisks = (uint8) x->ndisks;
+	run->merges = (int16) x->merges;
+	for (i = 0; i < x->nblocks; i++)
+	{
+		SrmBlockRef ref;
+		SrmBlockRef *dst;
+
+		read_exact(f, &ref, sizeof(ref));
+		if (run->paged)
+			dst = SrmPagedAppend(&ts->meta_blocks, &run->pblocks);
+		else
+		{
+			if (run->nblocks >= run->maxblocks)
+				run->blocks = grow_array(run, run->blocks, &run->maxblocks,
+										 sizeof(SrmBlockRef));
+			dst = &run->blocks[run->nblocks];
+		}
+		*dst = ref;
+		run->nblocks++;
+		if (ref.slot >= 0)
+		{
+			ts->slots_in_use++;
+			ts->blocks_written++;
+		}
+	}
+	for (i = 0; i < x->nforecast; i++)
+	{
+		SrmForecastEntry e;
+		Datum		key;
+
+		read_exact(f, &e, sizeof(e));
+		key = e.key;
+		if (!e.isnull && !ts->key_byval && !ts->normalized)
+		{
+			uint32		len;
+
+			read_exact(f, &len, sizeof(len));
+			if (kbuf == NULL || kbufsize < len)
+			{
+				if (kbuf != NULL)
+					pfree(kbuf);
+				kbufsize = Max(len, 64);
+				kbuf = palloc(kbufsize);
+			}
+			read_exact(f, kbuf, len);
+			key = PointerGetDatum(kbuf);
+		}
+		add_forecast(ts, run, key, e.isnull, e.nrank, e.next_head);
+	}
+	run->nrecords = x->nrecords;
+	run->nbytes = x->nbytes;
+	if (ts->slots_in_use > ts->peak_slots_in_use)
+		ts->peak_slots_in_use = ts->slots_in_use;
+	SrmRunCloseMeta(ts, run);
+	if (kbuf != NULL)
+		pfree(kbuf);
 }

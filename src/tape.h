@@ -68,9 +68,11 @@ typedef struct SrmForecastEntry
  */
 typedef struct SrmRun
 {
-	int			start_disk;
-	bool		paged;
+	int16		start_disk;		/* within the run's disks */
 	int16		merges;			/* times its tuples were merged so far */
+	uint8		first_disk;		/* the run's disks: first_disk .. */
+	uint8		ndisks;			/* .. + ndisks - 1; 0: all of the set */
+	bool		paged;
 	int64		nblocks;
 	int64		nrecords;
 	int64		nbytes;			/* bytes of blocks written */
@@ -106,6 +108,9 @@ typedef struct SrmTapeSet
 	void	   *keyarg;
 	pg_prng_state prng;
 	MemoryContext cxt;
+	/* new runs go to disks run_first .. + run_ndisks - 1 (0: all) */
+	int			run_first;
+	int			run_ndisks;
 	/* per disk: slots allocated in the workfile, and the free ones */
 	int32	   *nslots;
 	int32	  **freeslots;
@@ -145,7 +150,7 @@ typedef struct SrmRunWriter
 extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
 									bool key_byval, int16 key_typlen,
 									SrmKeyFn keyfn, void *keyarg,
-									SrmRecFormat *fmt);
+									SrmRecFormat *fmt, SrmDiskSet *disks);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
 
@@ -185,11 +190,16 @@ SrmRunForecast(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
 										   &run->pforecast, i, dirty);
 }
 
-/* Block i of run lives on disk (start + i) mod D. */
+/*
+ * Block i of run lives on disk (start + i) mod D, D the run's disks (all of
+ * the set, except for the runs of one participant of a parallel build).
+ */
 static inline int
 SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
 {
-	return (int) ((run->start_disk + i) % ts->ndisks);
+	if (likely(run->ndisks == 0))
+		return (int) ((run->start_disk + i) % ts->ndisks);
+	return run->first_disk + (int) ((run->start_disk + i) % run->ndisks);
 }
 
 extern char *SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt);
@@ -210,5 +220,30 @@ extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len,
 extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
 								  Size reclen, uint64 key, uint8 nrank);
 extern void SrmRunWriterEnd(SrmRunWriter *w);
+
+/*
+ * Runs handed from one process to another (parallel builds): a run's
+ * extent, then its block references and forecast entries, through a
+ * BufFile.  Import fills a run made by the caller (in memory or paged, as
+ * the tape set does now) with what export wrote; block slots stay valid
+ * as both tape sets are over the same shared disks.
+ */
+typedef struct SrmRunExtent
+{
+	int32		start_disk;
+	int32		first_disk;
+	int32		ndisks;
+	int32		merges;
+	int64		nblocks;
+	int64		nrecords;
+	int64		nbytes;
+	int64		nforecast;
+} SrmRunExtent;
+
+struct BufFile;
+extern void SrmRunExport(SrmTapeSet *ts, SrmRun *run, struct BufFile *f);
+extern void SrmRunImportExtent(struct BufFile *f, SrmRunExtent *x);
+extern void SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x,
+						 struct BufFile *f);
 
 #endif							/* SRM_TAPE_H */

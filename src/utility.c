@@ -17,7 +17,11 @@
  *	CommandCounterIncrement that rebuilds the entry and calls the relcache
  *	callbacks for it; the entry is open and valid there, and index_build
  *	follows.  Indexes DefineIndex creates for the partitions of a
- *	partitioned table are caught the same way.
+ *	partitioned table are caught the same way, and so are those ALTER
+ *	TABLE creates: PRIMARY KEY and UNIQUE constraints (ATExecAddIndex calls
+ *	DefineIndex), and the indexes it recreates after ALTER COLUMN TYPE.
+ *	(The indexes ALTER TABLE rebuilds after rewriting a table are rebuilt
+ *	by reindex_relation, not created: they stay PostgreSQL's.)
  *
  *	REINDEX INDEX / TABLE: reindex_index opens the index, marks it as being
  *	reindexed (ReindexIsProcessingIndex) and gives it a new relfilenode,
@@ -32,8 +36,11 @@
  * and hands any other to btbuild, which makes a swapped pointer that
  * outlives the statement harmless.  Everything srmsort does not take is
  * left alone: CONCURRENTLY, other access methods, REINDEX SCHEMA, DATABASE
- * and SYSTEM, and the indexes that ALTER TABLE, CLUSTER or VACUUM FULL
- * build.  SrmBtBuild itself hands catalogs, TOAST tables and builds below
+ * and SYSTEM, the indexes of CREATE TABLE (on an empty table), the
+ * indexes that table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL) rebuild,
+ * and statements on tables Citus manages (citus.c: Citus sends each shard
+ * its own statement, which srmsort builds on the shard's node).
+ * SrmBtBuild itself hands catalogs, TOAST tables and builds below
  * srmsort.min_input_size back to btbuild.
  *
  * IDENTIFICATION
@@ -136,7 +143,14 @@ statement_kind(Node *parsetree)
 		IndexStmt  *stmt = (IndexStmt *) parsetree;
 
 		if (!stmt->concurrent && stmt->accessMethod != NULL &&
-			strcmp(stmt->accessMethod, "btree") == 0)
+			strcmp(stmt->accessMethod, "btree") == 0 &&
+			!SrmCitusOwnsStatement(parsetree))
+			return SRM_ARM_CREATE;
+	}
+	else if (IsA(parsetree, AlterTableStmt))
+	{
+		/* the indexes it creates (see the file header) */
+		if (!SrmCitusOwnsStatement(parsetree))
 			return SRM_ARM_CREATE;
 	}
 	else if (IsA(parsetree, ReindexStmt))
@@ -154,6 +168,8 @@ statement_kind(Node *parsetree)
 			if (strcmp(opt->defname, "concurrently") == 0)
 				return SRM_ARM_NONE;
 		}
+		if (SrmCitusOwnsStatement(parsetree))
+			return SRM_ARM_NONE;
 		return SRM_ARM_REINDEX;
 	}
 	return SRM_ARM_NONE;

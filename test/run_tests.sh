@@ -6,9 +6,10 @@
 # it system-wide), starts a throwaway cluster owned by a non-root user with
 # srmsort preloaded and four tablespaces srm_d0..srm_d3 in four temporary
 # directories, runs every pg_regress test (sql/*.sql) and every TAP test
-# (test/t/*.pl), prints diffs and log tails on failure, removes the cluster
-# and ends with "N passed, N failed".  Also runs as a non-root user who has
-# the packages.
+# (test/t/*.pl) and the Citus check (test/citus/run_citus.sh: skipped, with
+# the reason, when the server has no Citus), prints diffs and log tails on
+# failure, removes the cluster and ends with "N passed, N failed, N
+# skipped".  Also runs as a non-root user who has the packages.
 #
 # Options: --pg N           PostgreSQL major version: 15 (default; Debian's
 #                           package), 17 or 18 (built once by
@@ -16,7 +17,7 @@
 #          --pg all         every version in turn (SRMSORT_PG_VERSIONS,
 #                           default "15 17 18"), each one's output prefixed
 #                           with [pgN], ending with the summed
-#                           "N passed, N failed"
+#                           "N passed, N failed, N skipped"
 #          --only PATTERN   run only tests whose name matches PATTERN
 #          --long           long variants of tests (SRMSORT_LONG=1)
 #          --keep           keep the temporary directory (SRMSORT_KEEP=1)
@@ -39,6 +40,7 @@ done
 if [ "$PG" = all ]; then
     total_p=0
     total_f=0
+    total_s=0
     summary=""
     for v in ${SRMSORT_PG_VERSIONS:-15 17 18}; do
         echo "======== PostgreSQL $v ========"
@@ -61,14 +63,16 @@ PostgreSQL $v: NOT TESTED: its Debian source package could not be fetched (see a
         "$0" --pg "$v" "${PASS[@]}" 2>&1 | tee "$log" | sed -u "s/^/[pg$v] /"
         rc=${PIPESTATUS[0]}
         set -e
-        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+        line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1 || true)
         rm -f "$log"
         p=0
         f=0
+        sk=0
         if [ -n "$line" ]; then
             p=${line%% passed*}
             f=${line#*passed, }
-            f=${f%% failed}
+            f=${f%% failed*}
+            case "$line" in *skipped) sk=${line##*failed, }; sk=${sk%% skipped} ;; esac
         fi
         note=""
         if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -79,12 +83,13 @@ PostgreSQL $v: NOT TESTED: its Debian source package could not be fetched (see a
         fi
         total_p=$((total_p + p))
         total_f=$((total_f + f))
+        total_s=$((total_s + sk))
         summary="$summary
-PostgreSQL $v: $p passed, $f failed$note"
-        echo "======== PostgreSQL $v: $p passed, $f failed$note ========"
+PostgreSQL $v: $p passed, $f failed, $sk skipped$note"
+        echo "======== PostgreSQL $v: $p passed, $f failed, $sk skipped$note ========"
     done
     echo "======== summary ========${summary}"
-    echo "$total_p passed, $total_f failed"
+    echo "$total_p passed, $total_f failed, $total_s skipped"
     [ "$total_f" -eq 0 ]
     exit
 fi
@@ -99,7 +104,9 @@ srm_cluster_start
 
 passed=0
 failed=0
+skipped=0
 failures=""
+skips=""
 
 # ---- pg_regress: every sql/*.sql, in name order, one test each ----
 tests=""
@@ -204,10 +211,36 @@ for f in "$SRM_REPO"/test/t/*.pl; do
     fi
 done
 
+# ---- Citus: a coordinator and two workers, when the server has Citus ----
+if [ -z "$ONLY" ] || [[ citus == *$ONLY* ]]; then
+    srm_log "Citus: test/citus/run_citus.sh"
+    set +e
+    SRMSORT_SO=$SRM_SO SRMSORT_EXT_CONF=$SRM_EXT_CONF \
+        "$SRM_REPO/test/citus/run_citus.sh" --pg "$PG" --rows 2000000 >"$SRM_TMP/citus.out" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -eq 0 ]; then
+        grep -E '^(ok|not ok|citus:)' "$SRM_TMP/citus.out"
+        passed=$((passed + 1))
+    elif [ $rc -eq 77 ]; then
+        reason=$(grep -m 1 '^SKIP: ' "$SRM_TMP/citus.out" | sed 's/^SKIP: //')
+        echo "citus: skipped: $reason"
+        skipped=$((skipped + 1))
+        skips="$skips citus ($reason)"
+    else
+        cat "$SRM_TMP/citus.out"
+        failed=$((failed + 1))
+        failures="$failures citus"
+    fi
+fi
+
+if [ -n "$skips" ]; then
+    echo "---- skipped:$skips ----"
+fi
 if [ $failed -gt 0 ]; then
     echo "---- failed:$failures ----"
     echo "---- tail of the server log ----"
     tail -n 50 "$SRM_TMP/server.log" || true
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

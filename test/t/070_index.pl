@@ -9,7 +9,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use SrmTest;
 
 my $conf = "maintenance_work_mem = '1MB'\nsrmsort.min_input_size = 0\n"
@@ -127,16 +126,7 @@ $node->safe_psql('postgres',
 	"CREATE TABLE s AS SELECT (random() * 1e6)::int AS k FROM generate_series(1, 4000) i");
 my $bg = $node->background_psql('postgres', on_error_stop => 0);
 $bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k ON s (k slow_int_ops);\n");
-my %seen;
-for (1 .. 2000)
-{
-	my $p = $node->safe_psql('postgres',
-		"SELECT command || '|' || phase || '|' || tuples_total
-		   FROM pg_stat_progress_create_index WHERE relid = 's'::regclass");
-	last if $p eq '' && %seen;
-	$seen{$p} = 1 if $p ne '';
-	usleep(20_000);
-}
+my %seen = SrmTest::watch_progress($node, 's');
 $bg->quit;
 ok($seen{'CREATE INDEX|building index: sorting live tuples|4000'},
 	'progress shows the sort of all 4000 tuples')

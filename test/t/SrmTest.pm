@@ -13,6 +13,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use File::Spec;
+use Time::HiRes;
 
 sub install
 {
@@ -91,6 +92,25 @@ sub temp_files
 		closedir($dh);
 	}
 	return @files;
+}
+
+# What pg_stat_progress_create_index shows for the build on table $rel
+# until it ends, watched from another session: a hash of the distinct
+# "command|phase|tuples_total" seen.
+sub watch_progress
+{
+	my ($node, $rel) = @_;
+	my %seen;
+	for (1 .. 3000)
+	{
+		my $p = $node->safe_psql('postgres',
+			"SELECT command || '|' || phase || '|' || tuples_total
+			   FROM pg_stat_progress_create_index WHERE relid = '$rel'::regclass");
+		last if $p eq '' && %seen;
+		$seen{$p} = 1 if $p ne '';
+		Time::HiRes::usleep(20_000);
+	}
+	return %seen;
 }
 
 # A slow btree opclass on int (every comparison sleeps), so that sorts take

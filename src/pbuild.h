@@ -1,0 +1,51 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbuild.h
+ *	  Parallel btree builds through srmsort: workers form runs, the leader
+ *	  merges them all.
+ *
+ * IDENTIFICATION
+ *	  src/pbuild.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_PBUILD_H
+#define SRM_PBUILD_H
+
+#include "access/genam.h"
+#include "nodes/execnodes.h"
+
+#include "build.h"
+
+typedef struct SrmParallelBuild SrmParallelBuild;
+
+/*
+ * Start a parallel build with nworkers workers (the count PostgreSQL
+ * planned, ii_ParallelWorkers), or NULL when none could be launched (the
+ * caller builds serially).  estRows and tupleBytes (the heap's rows and
+ * the index tuples' average size) choose the block size.
+ */
+extern SrmParallelBuild *SrmParallelBegin(Relation heap, Relation index,
+										  IndexInfo *ii, int nworkers,
+										  double estRows, double tupleBytes);
+
+/*
+ * Scan the leader's share of the table (if it participates), wait for the
+ * workers, and give all participants' runs to new sorters in st (the
+ * leader's merge).  Returns the heap tuples scanned; sets st's counts and
+ * *brokenHotChain as the serial scan would.
+ */
+extern double SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st,
+							  bool *brokenHotChain);
+
+/* The participants and their runs, for the build's trace line. */
+extern char *SrmParallelDescribe(SrmParallelBuild *pb);
+
+/* Wait for the workers to exit and release the parallel context. */
+extern void SrmParallelEnd(SrmParallelBuild *pb);
+
+/* The workers' entry point (called through the parallel context). */
+extern PGDLLEXPORT void srm_parallel_build_main(dsm_segment *seg,
+												shm_toc *toc);
+
+#endif							/* SRM_PBUILD_H */
