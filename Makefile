@@ -21,6 +21,7 @@ OBJS = \
 	src/pbuild.o \
 	src/plan.o \
 	src/radix.o \
+	src/record.o \
 	src/runmeta.o \
 	src/runs.o \
 	src/scan.o \

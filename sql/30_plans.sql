@@ -40,7 +40,8 @@ DEALLOCATE lim;
 EXPLAIN (COSTS OFF) SELECT * FROM small ORDER BY k;            -- fits: native
 -- with srmsort.min_input_size = -1 only sorts PostgreSQL would spill are
 -- taken.  cost_sort's figure for mid (20000 x 40 bytes) fits in 1MB, but
--- PostgreSQL's sort needs more and spills: srmsort takes it
+-- PostgreSQL's sort needs more and spills: srmsort takes it (and holds it
+-- in memory, at 48 bytes a row)
 CREATE TABLE mid AS SELECT i::int8 AS a, (i * 7919 % 20000)::int8 AS b
   FROM generate_series(1, 20000) i;
 ANALYZE mid;

@@ -350,7 +350,11 @@ get_heap_attr(SrmKeys *keys, const void *tuple, AttrNumber attno, bool *isnull)
 {
 	HeapTupleData htup;
 
-	htup.t_len = ((const MinimalTupleData *) tuple)->t_len + MINIMAL_TUPLE_OFFSET;
+	/*
+	 * Deforming user attributes reads nothing before t_infomask2; the
+	 * memory load keeps no t_len (runs.c).
+	 */
+	htup.t_len = 0;
 	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
 	return heap_getattr(&htup, attno, keys->tupdesc, isnull);
 }
@@ -502,6 +506,21 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 		case SRM_NORM_NONE:
 			elog(ERROR, "srmsort: key is not normalized");
 	}
+	*key = keys->norm_desc ? ~u : u;
+}
+
+/*
+ * SrmKeysNormalizeBytes
+ *		The normalized first key of a SRM_NORM_BYTES value whose bytes are
+ *		p[0..len) (a varlena's data, read wherever it lies).
+ */
+void
+SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p, Size len,
+					  uint64 *key, uint8 *nrank)
+{
+	uint64		u = bytes_norm(p, len);
+
+	*nrank = SRM_NRANK_VALUE;
 	*key = keys->norm_desc ? ~u : u;
 }
 

@@ -26,6 +26,7 @@ typedef struct SrmTuple
 {
 	void	   *tuple;
 	Datum		datum1;			/* first key: abbreviated, full or normalized */
+	uint32		len;			/* the tuple's length (run formation) */
 	bool		isnull1;
 	uint8		nrank;			/* normalized keys: NULL rank (see below) */
 } SrmTuple;
@@ -114,6 +115,10 @@ extern int	SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys);
 extern void SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull,
 							 uint64 *key, uint8 *nrank);
 
+/* The same for a SRM_NORM_BYTES value given as its bytes. */
+extern void SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p,
+								  Size len, uint64 *key, uint8 *nrank);
+
 /* Compare two tuples with normalized first keys. */
 static inline int
 SrmCompareNorm(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
@@ -140,14 +145,5 @@ extern void SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n);
 
 /* Stop abbreviating for good (merges, or once the sort spills). */
 extern void SrmKeysStopAbbrev(SrmKeys *keys);
-
-/* Length of a stored tuple of this sort. */
-static inline Size
-SrmTupleLen(SrmKeys *keys, const void *tuple)
-{
-	if (keys->kind == SRM_KEYS_HEAP)
-		return ((const MinimalTupleData *) tuple)->t_len;
-	return IndexTupleSize((const IndexTupleData *) tuple);
-}
 
 #endif							/* SRM_KEYS_H */

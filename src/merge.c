@@ -39,9 +39,15 @@
  * Records too large for a block (BIG + CONT blocks) are read into a
  * separate buffer, continuation blocks synchronously.
  *
+ * Records are read in place for their normalized keys (record.c); an
+ * input's current tuple is rebuilt into one of its two tuple buffers only
+ * when needed: to break a tie, for the caller of SrmMergeNext, or at once
+ * when the sort has no normalized keys.  SrmMergeNextRecord hands out the
+ * record itself, for an intermediate merge to copy as it is.
+ *
  * A leading block is released (its disk slot freed for reuse by later
  * writes) as soon as it is in memory for good; its buffer is recycled only
- * at the next call, because the tuple returned last may point into it.
+ * at the next call, because the record returned last may lie in it.
  *
  * IDENTIFICATION
  *	  src/merge.c
@@ -96,7 +102,11 @@ typedef struct SrmInput
 	uint32		recs_left;
 	char	   *big;			/* BIG record being assembled, palloc'd */
 	char	   *big_in_heap;	/* BIG record now in the main merge */
-	SrmRecordHeader big_hdr;	/* its record header */
+	const char *cur_rec;		/* the record of the current tuple */
+	Size		cur_reclen;
+	char	   *tbuf[2];		/* tuple buffers, used in turn */
+	Size		tcap[2];
+	int			tnext;			/* the one to use next */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
 } SrmInput;
 
@@ -136,6 +146,7 @@ struct SrmMerge
 	bool	   *done;
 	SrmLoser   *tree;			/* the loser tree, keys inline */
 	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
+	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };
 
@@ -367,7 +378,6 @@ read_big(SrmMerge *m, SrmInput *in)
 {
 	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
 
-	in->big_hdr = *(SrmRecordHeader *) (in->block + SRM_BLOCK_HDRSZ);
 	in->big = SrmTapeReadBig(m->ts, in->run, in->block, &m->scratch,
 							 m->cxt, true);
 	m->counters->blocks_consumed += hdr->ncont;
@@ -512,6 +522,41 @@ next_block(SrmMerge *m, int r)
 /* ---------- the main merge: a loser tree ---------- */
 
 /*
+ * materialize
+ *		Rebuild input r's current tuple (if not done yet) into the tuple
+ *		buffer not holding the one before it, which the caller may still
+ *		use.  A buffer grown for a BIG record shrinks again.
+ */
+static void
+materialize(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	Size		len;
+	Size		bs = m->ts->block_size;
+	int			f;
+
+	if (m->cur[r].tuple != NULL)
+		return;
+	len = SrmRecTupleLen(m->ts->fmt, in->cur_rec);
+	f = in->tnext;
+	in->tnext ^= 1;
+	if (in->tcap[f] < len || (in->tcap[f] > bs && len <= bs))
+	{
+		Size		cap = 64;
+
+		while (cap < len && cap <= bs)
+			cap *= 2;
+		cap = Max(cap, len);
+		if (in->tbuf[f] != NULL)
+			pfree(in->tbuf[f]);
+		in->tbuf[f] = MemoryContextAllocHuge(m->cxt, cap);
+		in->tcap[f] = cap;
+	}
+	SrmRecMaterialize(m->ts->fmt, in->cur_rec, in->tbuf[f]);
+	m->cur[r].tuple = in->tbuf[f];
+}
+
+/*
  * The main merge is a tournament ("loser") tree over the R inputs: leaf r
  * holds input r's current tuple; every inner node keeps the loser of the
  * match played there and tree[0] the overall winner.  Replacing the winner
@@ -543,12 +588,18 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 		return a->rank < b->rank;
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (a->rank != SRM_RANK_DONE)
+	if (a->rank != SRM_RANK_DONE && m->ties)
 	{
-		int			cmp = m->normalized ?
-			SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys) :
-			SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		int			cmp;
 
+		if (m->normalized)
+		{
+			materialize(m, a->idx);
+			materialize(m, b->idx);
+			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		}
+		else
+			cmp = SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
 		if (cmp != 0)
 			return cmp < 0;
 	}
@@ -652,16 +703,34 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 	}
 	if (in->big != NULL && in->rec == in->big)
 	{
-		t->tuple = in->big;
+		in->cur_rec = in->big;
 		in->big_in_heap = in->big;
 		in->big = NULL;
+		in->rec = NULL;
+	}
+	else
+		in->cur_rec = in->rec;
+	in->recs_left--;
+	t->tuple = NULL;
+	if (m->keys->norm != SRM_NORM_NONE)
+	{
+		/* the record gives the normalized key: no tuple, no deforming */
+		uint64		key;
+
+		in->cur_reclen = SrmRecReadKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
+		t->datum1 = (Datum) key;
+		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
 	}
 	else
 	{
-		SrmRecordHeader *rh = (SrmRecordHeader *) in->rec;
-
-		t->tuple = in->rec + SRM_RECORD_HDRSZ;
-		in->rec += SRM_RECORD_SIZE(rh->len);
+		Assert(t == &m->cur[r]);
+		in->cur_reclen = SrmRecSize(in->cur_rec);
+		materialize(m, r);
+		SrmKeysSetDatum1(m->keys, t, false);
+	}
+	if (in->rec != NULL)
+	{
+		in->rec += in->cur_reclen;
 
 		/*
 		 * The input's next record is needed when this one has been output,
@@ -674,20 +743,6 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		__builtin_prefetch(in->rec + 128);
 #endif
 	}
-	in->recs_left--;
-	if (m->keys->norm != SRM_NORM_NONE)
-	{
-		/* the record header carries the normalized key: no deforming */
-		SrmRecordHeader *rh = (SrmRecordHeader *) ((char *) t->tuple - SRM_RECORD_HDRSZ);
-
-		if (t->tuple == in->big_in_heap)
-			rh = &in->big_hdr;
-		t->datum1 = (Datum) rh->key;
-		t->nrank = rh->nrank;
-		t->isnull1 = (rh->nrank != SRM_NRANK_VALUE);
-	}
-	else
-		SrmKeysSetDatum1(m->keys, t, false);
 	return true;
 }
 
@@ -722,6 +777,8 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
 	m->normalized = (keys->norm != SRM_NORM_NONE);
+	m->ties = !(m->normalized && keys->norm_exhaustive && keys->nkeys == 1 &&
+				 keys->kind != SRM_KEYS_INDEX);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
@@ -808,13 +865,12 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 }
 
 /*
- * SrmMergeNext
- *		Step 11: the next item of the merge.  Pauses for the next
- *		Parallel_Read (steps 12, 6-9) when the marked block begins to
- *		participate.
+ * merge_winner
+ *		Start a step of the merge: recycle what the previous call handed
+ *		out and find the input whose tuple is next; false at the end.
  */
-bool
-SrmMergeNext(SrmMerge *m, SrmTuple *out)
+static pg_attribute_always_inline bool
+merge_winner(SrmMerge *m, int *winner)
 {
 	int			r;
 
@@ -838,12 +894,25 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		return false;
 
 	r = m->tree[0].idx;
-	*out = m->cur[r];
-	if (m->inputs[r].big_in_heap == out->tuple)
+	if (m->inputs[r].big_in_heap != NULL &&
+		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
 	{
 		m->release_big = m->inputs[r].big_in_heap;
 		m->inputs[r].big_in_heap = NULL;
 	}
+	*winner = r;
+	return true;
+}
+
+/*
+ * merge_advance
+ *		Finish a step: the winner r's next tuple replaces the one handed
+ *		out.  Pauses for the next Parallel_Read (steps 12, 6-9) when the
+ *		marked block begins to participate.
+ */
+static pg_attribute_always_inline void
+merge_advance(SrmMerge *m, int r)
+{
 	if (!input_head(m, r, &m->cur[r]))
 	{
 		m->done[r] = true;
@@ -860,6 +929,44 @@ SrmMergeNext(SrmMerge *m, SrmTuple *out)
 		m->marked = m->next_marked;
 		srm_prepare_reads(m);
 	}
+}
+
+/*
+ * SrmMergeNext
+ *		Step 11: the next item of the merge, its tuple valid until the next
+ *		call.
+ */
+bool
+SrmMergeNext(SrmMerge *m, SrmTuple *out)
+{
+	int			r;
+
+	if (!merge_winner(m, &r))
+		return false;
+	materialize(m, r);
+	*out = m->cur[r];
+	merge_advance(m, r);
+	return true;
+}
+
+/*
+ * SrmMergeNextRecord
+ *		As SrmMergeNext, but hand out the item's record (reclen bytes, valid
+ *		until the next call) and its normalized first key, if any.
+ */
+bool
+SrmMergeNextRecord(SrmMerge *m, const char **rec, Size *reclen, uint64 *key,
+				   uint8 *nrank)
+{
+	int			r;
+
+	if (!merge_winner(m, &r))
+		return false;
+	*rec = m->inputs[r].cur_rec;
+	*reclen = m->inputs[r].cur_reclen;
+	*key = (uint64) m->cur[r].datum1;
+	*nrank = m->cur[r].nrank;
+	merge_advance(m, r);
 	return true;
 }
 

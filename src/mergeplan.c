@@ -173,7 +173,8 @@ SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
 	/* without an estimate, or with a small one, expect a large input */
 	rows = est_rows > 0 ? est_rows : est_input / (avglen + 8.0);
 	rows = Max(rows, first * (rows > 0 ? 2 : 64));
-	run_bytes = rows * (SRM_RECORD_HDRSZ + MAXALIGN(avglen));
+	/* a record is about as long as its tuple (record.c) */
+	run_bytes = rows * avglen;
 
 	/*
 	 * Fewest passes for the expected number of runs first; among equals,
@@ -222,7 +223,8 @@ SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
 {
 	double		merge_budget = (double) mergeKB * 1024;
 	double		run_budget = (double) runKB * 1024;
-	double		rec = SRM_RECORD_HDRSZ + MAXALIGN((Size) Max(tuple_bytes, 8.0));
+	/* a record is about as long as its tuple (record.c) */
+	double		rec = Max(tuple_bytes, 8.0);
 	double		total;
 	int			min_block;
 	int			best;

@@ -6,7 +6,12 @@
  * Tuples are copied into an arena of large chunks (no per-tuple palloc
  * header or power-of-two rounding, so a run holds more tuples than
  * tuplesort's for the same memory) and described by an array of SrmTuple
- * (tuple pointer and first key).  When memory is full, the array is sorted
+ * (tuple pointer, length and first key).  A heap tuple is stored from
+ * SRM_ARENA_SKIP bytes into its MinimalTuple on: its t_len lives in the
+ * SrmTuple, and its tuple pointer points SRM_ARENA_SKIP bytes before the
+ * stored part, into its neighbour's tail (nothing reads a MinimalTuple's
+ * first bytes but its t_len).  SrmMemLoadGet lends the t_len its place
+ * while the tuple is handed out.  When memory is full, the array is sorted
  * -- with abbreviated first keys where the type offers them -- and written
  * in order as one striped run; then the arena is reset.
  *
@@ -161,15 +166,28 @@ alloc_chunk(SrmMemLoad *load, SrmArenaChunk *c, Size sz)
 }
 
 /*
+ * SrmMemLoadSpace
+ *		Arena bytes a tuple of len bytes takes.
+ */
+Size
+SrmMemLoadSpace(SrmMemLoad *load, Size len)
+{
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		return MAXALIGN(len - SRM_ARENA_SKIP);
+	return MAXALIGN(len);
+}
+
+/*
  * SrmMemLoadAlloc
- *		len bytes of MAXALIGNed arena space for a tuple.
+ *		Arena space for a tuple of len bytes: a MAXALIGNed pointer to it,
+ *		whose first SRM_ARENA_SKIP bytes a heap tuple must not write.
  */
 void *
 SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 {
-	void	   *p;
+	char	   *p;
 
-	len = MAXALIGN(len);
+	len = SrmMemLoadSpace(load, len);
 	if (len > load->arena_left)
 	{
 		Size		sz = load->chunk_size;
@@ -177,7 +195,8 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 
 		if (load->chunk_cap > 0 && load->chunk_cap < sz)
 			sz = load->chunk_cap;
-		sz = Max(sz, len);
+		/* a chunk's first bytes are room for its first tuple's t_len */
+		sz = Max(sz, len + SRM_ARENA_SKIP);
 		load->chunk_cap = 0;
 
 		if (load->next_chunk == load->nchunks)
@@ -194,7 +213,7 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 			c->size = 0;
 		}
 		c = &load->chunks[load->next_chunk++];
-		if (c->size < len)
+		if (c->size < len + SRM_ARENA_SKIP)
 		{
 			/* a new chunk (or a kept one too small for this tuple) */
 			if (c->raw != NULL)
@@ -202,13 +221,15 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 			alloc_chunk(load, c, sz);
 		}
 		/* a kept chunk may be larger than the budget allows now: use less */
-		load->arena_pos = c->data;
-		load->arena_left = Min(c->size, sz);
-		load->arena_bytes += load->arena_left;
+		load->arena_pos = c->data + SRM_ARENA_SKIP;
+		load->arena_left = Min(c->size, sz) - SRM_ARENA_SKIP;
+		load->arena_bytes += Min(c->size, sz);
 	}
 	p = load->arena_pos;
 	load->arena_pos += len;
 	load->arena_left -= len;
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		p -= SRM_ARENA_SKIP;
 	return p;
 }
 
@@ -257,12 +278,13 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
  *		room (see SrmMemLoadGrow).
  */
 void
-SrmMemLoadAdd(SrmMemLoad *load, void *tuple)
+SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 {
 	SrmTuple   *t = &load->tuples[load->ntuples];
 
 	Assert(load->ntuples < load->maxtuples);
 	t->tuple = tuple;
+	t->len = (uint32) len;
 	SrmKeysSetDatum1(load->keys, t, true);
 	load->ntuples++;
 }
@@ -329,9 +351,33 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 		if (i + 9 < n)
 			__builtin_prefetch(tuples[i + 9].tuple);
 #endif
-		SrmRunWriterPut(w, t->tuple, (uint32) SrmTupleLen(load->keys, t->tuple),
-						(uint64) t->datum1, t->nrank);
+		SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
 	}
+}
+
+/*
+ * SrmMemLoadGet
+ *		Tuple i of the load, complete (a heap tuple's t_len written in
+ *		place, over its neighbour's bytes, until the next call), for the
+ *		caller of an in-memory sort.  Not for loads still being sorted.
+ */
+void *
+SrmMemLoadGet(SrmMemLoad *load, int64 i)
+{
+	SrmTuple   *t = &load->tuples[i];
+
+	if (load->lent != NULL)
+	{
+		memcpy(load->lent, &load->lent_save, sizeof(uint32));
+		load->lent = NULL;
+	}
+	if (load->keys->kind == SRM_KEYS_HEAP)
+	{
+		memcpy(&load->lent_save, t->tuple, sizeof(uint32));
+		load->lent = t->tuple;
+		((MinimalTuple) t->tuple)->t_len = t->len;
+	}
+	return t->tuple;
 }
 
 /*
@@ -344,6 +390,7 @@ void
 SrmMemLoadReset(SrmMemLoad *load)
 {
 	load->ntuples = 0;
+	load->lent = NULL;
 	load->next_chunk = 0;
 	load->arena_pos = NULL;
 	load->arena_left = 0;

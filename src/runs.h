@@ -40,12 +40,23 @@ typedef struct SrmMemLoad
 	Size		arena_bytes;	/* bytes of arena chunks this run uses */
 	Size		chunk_size;
 	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
+	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
+	uint32		lent_save;		/* the bytes its t_len covers */
 } SrmMemLoad;
 
+/*
+ * Heap tuples in the arena begin this far into the MinimalTuple: its t_len
+ * and the start of its padding are not stored, and what follows keeps its
+ * alignment.
+ */
+#define SRM_ARENA_SKIP	TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, MINIMAL_TUPLE_DATA_OFFSET)
+
 extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
+extern Size SrmMemLoadSpace(SrmMemLoad *load, Size len);
 extern void *SrmMemLoadAlloc(SrmMemLoad *load, Size len);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
-extern void SrmMemLoadAdd(SrmMemLoad *load, void *tuple);
+extern void SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len);
+extern void *SrmMemLoadGet(SrmMemLoad *load, int64 i);
 extern void SrmMemLoadSort(SrmMemLoad *load);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);

@@ -18,10 +18,10 @@
  * A few block buffers form a cache.  Whenever a block is used, the next D
  * head blocks in the direction of the scan -- consecutive blocks, hence on
  * D different disks -- are prefetched in one batch, so a scan in either
- * direction keeps every disk busy.  The buffer holding the tuple returned
- * last is never reused before the next call.  Records larger than a block
- * are assembled in their own memory, their continuation blocks read
- * synchronously.
+ * direction keeps every disk busy.  The tuple returned is rebuilt from its
+ * record (record.c) into the scan's tuple buffer, valid until the next
+ * call.  Records larger than a block are assembled in their own memory,
+ * their continuation blocks read synchronously.
  *
  * IDENTIFICATION
  *	  src/scan.c
@@ -78,6 +78,8 @@ struct SrmScan
 	int			pinned;			/* buffer of the tuple returned last */
 	int			prefetch;		/* head blocks to prefetch (D) */
 	char	   *scratch;		/* for continuation blocks */
+	char	   *tuple;			/* the tuple returned last */
+	Size		tuple_size;
 };
 
 /*
@@ -296,17 +298,17 @@ index_block(SrmScan *scan, SrmScanBuf *b)
 	}
 	for (k = 0; k < hdr->nrecords; k++)
 	{
-		SrmRecordHeader *rh = (SrmRecordHeader *) (b->data + off);
+		Size		len = off < hdr->used ? SrmRecSize(b->data + off) : 0;
 
-		if (off + SRM_RECORD_SIZE(rh->len) > hdr->used)
+		if (len == 0 || off + len > hdr->used)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("srmsort workfile block %u of a run is corrupt",
 							hdr->blockno),
-					 errdetail("record %u of %u at offset %u has length %u; %u bytes used",
-							   k, hdr->nrecords, off, rh->len, hdr->used)));
-		b->offs[k] = off + SRM_RECORD_HDRSZ;
-		off += SRM_RECORD_SIZE(rh->len);
+					 errdetail("Record %u of %u at offset %u has length %zu; %u bytes are used.",
+							   k, hdr->nrecords, off, len, hdr->used)));
+		b->offs[k] = off;
+		off += len;
 	}
 	b->indexed = true;
 }
@@ -335,6 +337,29 @@ prefetch(SrmScan *scan, int64 h, bool forward, int keep)
 	}
 	if (any)
 		SrmIoSubmit(scan->ts->io);
+}
+
+/*
+ * rebuild
+ *		The tuple of the record at rec, in the scan's tuple buffer (grown
+ *		as needed; shrunk again after a BIG record).
+ */
+static void *
+rebuild(SrmScan *scan, const char *rec)
+{
+	SrmRecFormat *fmt = scan->ts->fmt;
+	Size		len = SrmRecTupleLen(fmt, rec);
+	Size		bs = scan->ts->block_size;
+
+	if (scan->tuple_size < len || (scan->tuple_size > bs && len <= bs))
+	{
+		if (scan->tuple != NULL)
+			pfree(scan->tuple);
+		scan->tuple_size = Max(len, Min(bs, 1024));
+		scan->tuple = MemoryContextAllocHuge(scan->cxt, scan->tuple_size);
+	}
+	SrmRecMaterialize(fmt, rec, scan->tuple);
+	return scan->tuple;
 }
 
 /*
@@ -398,9 +423,8 @@ SrmScanGet(SrmScan *scan, int64 ordinal, bool forward)
 		SrmIoWait(scan->ts->io, &b->io);
 	if (!b->indexed)
 		index_block(scan, b);
-	if (b->big != NULL)
-		return b->big;
-	return b->data + b->offs[ordinal - first];
+	return rebuild(scan, b->big != NULL ? b->big :
+				   b->data + b->offs[ordinal - first]);
 }
 
 /*

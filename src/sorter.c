@@ -78,6 +78,7 @@ struct SrmSorter
 	SrmSorterState state;
 	bool		dsm;
 	SrmMemLoad	load;
+	SrmRecFormat fmt;			/* records of runs */
 
 	/* external sorts */
 	SrmTapeSet *ts;
@@ -252,9 +253,9 @@ go_external(SrmSorter *s)
 	SrmKeysKey0Type(s->keys, &byval, &typlen);
 	/* the disk count is needed for the block size: open with a probe size */
 	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
+	SrmRecFormatInit(&s->fmt, s->keys);
 	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
-							 SrmKeysGetKey0, s->keys, shared_disks(s));
-	s->ts->normalized = (s->keys->norm != SRM_NORM_NONE);
+							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
 	D = s->ts->ndisks;
 	{
 		Oid			spcs[SRM_MAX_DISKS];
@@ -383,7 +384,10 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	SrmRun	   *out;
 	SrmRunWriter *w;
 	SrmMerge   *m;
-	SrmTuple	t;
+	const char *rec;
+	Size		reclen;
+	uint64		key;
+	uint8		nrank;
 	int			i;
 	Size		expect = 0;
 
@@ -396,9 +400,8 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
 	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
-	while (SrmMergeNext(m, &t))
-		SrmRunWriterPut(w, t.tuple, (uint32) SrmTupleLen(s->keys, t.tuple),
-						(uint64) t.datum1, t.nrank);
+	while (SrmMergeNextRecord(m, &rec, &reclen, &key, &nrank))
+		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
 	SrmRunWriterEnd(w);
 	SrmMergeEnd(m);
 
@@ -598,18 +601,19 @@ static void
 make_room(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
+	Size		space = SrmMemLoadSpace(load, len);
 
 	if (load->ntuples >= load->maxtuples &&
 		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
 		dump_run(s);
-	if (MAXALIGN(len) > load->arena_left)
+	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
 		Size		used = mem_used(s);
 		Size		room = used < s->budget ? s->budget - used : 0;
 
 		if (load->ntuples > 0 &&
-			room < Max(MAXALIGN(len), Min(load->chunk_size, 8192)))
+			room < Max(space + SRM_ARENA_SKIP, Min(load->chunk_size, 8192)))
 			dump_run(s);
 		else if (load->ntuples > 0 && room < load->chunk_size)
 			load->chunk_cap = room;
@@ -625,7 +629,7 @@ added(SrmSorter *s, void *copy, Size len)
 {
 	SrmMemLoad *load = &s->load;
 
-	SrmMemLoadAdd(load, copy);
+	SrmMemLoadAdd(load, copy, len);
 	if (s->state == SS_INITIAL)
 		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
 	s->tuples++;
@@ -636,16 +640,18 @@ added(SrmSorter *s, void *copy, Size len)
 
 /*
  * put_tuple
- *		Copy a tuple of len bytes into the load.
+ *		Copy a tuple of len bytes into the load (a heap tuple without the
+ *		bytes the arena does not keep).
  */
 static void
 put_tuple(SrmSorter *s, const void *tuple, Size len)
 {
-	void	   *copy;
+	char	   *copy;
+	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
 
 	make_room(s, len);
 	copy = SrmMemLoadAlloc(&s->load, len);
-	memcpy(copy, tuple, len);
+	memcpy(copy + skip, (const char *) tuple + skip, len - skip);
 	added(s, copy, len);
 }
 
@@ -666,8 +672,9 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
-		memcpy(mt, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-		mt->t_len = len;
+		memcpy((char *) mt + SRM_ARENA_SKIP,
+			   (char *) htup->t_data + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
+			   len - SRM_ARENA_SKIP);
 		if (shouldFree)
 			heap_freetuple(htup);
 		added(s, mt, len);
@@ -695,8 +702,7 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
 		/* alignment padding must be zero: deforming tells pad from data by it */
-		memset(mt, 0, len);
-		mt->t_len = len;
+		memset((char *) mt + SRM_ARENA_SKIP, 0, len - SRM_ARENA_SKIP);
 		HeapTupleHeaderSetNatts(mt, desc->natts);
 		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
@@ -885,7 +891,7 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
 		 */
 		if (forward && pos + SRM_FETCH_AHEAD < s->load.ntuples)
 			__builtin_prefetch(s->load.tuples[pos + SRM_FETCH_AHEAD].tuple);
-		return s->load.tuples[pos].tuple;
+		return SrmMemLoadGet(&s->load, pos);
 	}
 	return SrmScanGet(s->scan, pos, forward);
 }

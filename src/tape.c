@@ -11,8 +11,8 @@
  * a leading block), and later writes on the same disk reuse released slots
  * first, so the workfiles stay close to the size of the data.
  *
- * Block format: an SrmBlockHeader, then records (SrmRecordHeader + tuple,
- * MAXALIGNed) that never straddle blocks -- except a record too large for
+ * Block format: an SrmBlockHeader, then records (record.c: unaligned, no
+ * padding) that never straddle blocks -- except a record too large for
  * one block, which starts a "BIG" block and continues in the following
  * "CONT" blocks, with no other record in them.  Blocks are always written
  * whole (B bytes), so that O_DIRECT needs no special cases.
@@ -23,7 +23,7 @@
  * the sorter says so, new runs keep their block references and forecast
  * lists in two metadata workfiles instead (runmeta.c).
  *
- * Nothing here knows about tuples beyond their length and the key
+ * Nothing here knows about tuples beyond their record format and the key
  * extraction callback supplied by the sorter.
  *
  * IDENTIFICATION
@@ -65,7 +65,7 @@ io_done(SrmIo *io, double ms, void *arg)
 SrmTapeSet *
 SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg,
-				 SrmDiskSet *disks)
+				 SrmRecFormat *fmt, SrmDiskSet *disks)
 {
 	SrmTapeSet *ts = palloc0(sizeof(SrmTapeSet));
 	int			d;
@@ -76,6 +76,8 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	ts->key_typlen = key_typlen;
 	ts->keyfn = keyfn;
 	ts->keyarg = keyarg;
+	ts->fmt = fmt;
+	ts->normalized = fmt->normalized;
 
 	if (srmsort_random_seed >= 0)
 		pg_prng_seed(&ts->prng, (uint64) srmsort_random_seed);
@@ -485,31 +487,31 @@ SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf)
  *		Assemble the BIG record that begins in buf (a block of run already
  *		read): copy its first part and read its continuation blocks
  *		synchronously through *scratch (a block buffer allocated in cxt on
- *		first use).  Returns the tuple, allocated in cxt.  With release, the
- *		continuation blocks' slots are given back (the merge reads a run
- *		once; a random-access scan may come back).
+ *		first use).  Returns the record, allocated in cxt.  With release,
+ *		the continuation blocks' slots are given back (the merge reads a
+ *		run once; a random-access scan may come back).
  */
 char *
 SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 			   MemoryContext cxt, bool release)
 {
 	SrmBlockHeader *hdr = (SrmBlockHeader *) buf;
-	SrmRecordHeader *rh = (SrmRecordHeader *) (buf + SRM_BLOCK_HDRSZ);
 	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
-	Size		done = Min(payload, SRM_RECORD_HDRSZ + rh->len) - SRM_RECORD_HDRSZ;
+	Size		total = SrmRecSize(buf + SRM_BLOCK_HDRSZ);
+	Size		done = Min(payload, total);
 	char	   *big;
 	uint32		c;
 	SrmIo		io;
 
 	if (*scratch == NULL)
 		*scratch = SrmTapeAllocBuffer(ts, cxt);
-	big = MemoryContextAllocHuge(cxt, MAXALIGN(rh->len));
-	memcpy(big, buf + SRM_BLOCK_HDRSZ + SRM_RECORD_HDRSZ, done);
+	big = MemoryContextAllocHuge(cxt, total);
+	memcpy(big, buf + SRM_BLOCK_HDRSZ, done);
 	memset(&io, 0, sizeof(io));
 	for (c = 1; c <= hdr->ncont; c++)
 	{
 		int64		blockno = hdr->blockno + c;
-		Size		chunk = Min(payload, rh->len - done);
+		Size		chunk = Min(payload, total - done);
 
 		SrmTapePrepRead(ts, run, blockno, *scratch, &io);
 		SrmIoWait(ts->io, &io);
@@ -519,6 +521,11 @@ SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 		if (release)
 			SrmTapeReleaseBlock(ts, run, blockno);
 	}
+	if (done != total)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("srmsort workfile block %u of a run is corrupt",
+						hdr->blockno)));
 	return big;
 }
 
@@ -691,6 +698,55 @@ write_block(SrmRunWriter *w)
 }
 
 /*
+ * rec_forecast_key
+ *		The first key of the record at rec, for a forecast entry: rebuilt
+ *		into the writer's scratch tuple, whose memory the key may point to.
+ */
+static Datum
+rec_forecast_key(SrmRunWriter *w, const char *rec, bool *isnull)
+{
+	SrmTapeSet *ts = w->ts;
+	Size		len = SrmRecTupleLen(ts->fmt, rec);
+
+	if (w->scratch_size < len)
+	{
+		if (w->scratch != NULL)
+			pfree(w->scratch);
+		w->scratch_size = Max(len, 256);
+		w->scratch = MemoryContextAllocHuge(ts->cxt, w->scratch_size);
+	}
+	SrmRecMaterialize(ts->fmt, rec, w->scratch);
+	return ts->keyfn(ts->keyarg, w->scratch, isnull);
+}
+
+/*
+ * add_rec_forecast
+ *		Record the forecast entry of the record at rec (key and nrank if
+ *		normalized): it predicts the head block to be opened next.
+ */
+static void
+add_rec_forecast(SrmRunWriter *w, const char *rec, uint64 key, uint8 nrank)
+{
+	if (w->ts->normalized)
+		add_forecast(w->ts, w->run, (Datum) key, false, nrank,
+					 w->run->nblocks);
+	else
+	{
+		bool		isnull;
+		Datum		d = rec_forecast_key(w, rec, &isnull);
+
+		add_forecast(w->ts, w->run, d, isnull, 0, w->run->nblocks);
+		/* a BIG record's tuple: not kept */
+		if (w->scratch_size > (Size) w->ts->block_size)
+		{
+			pfree(w->scratch);
+			w->scratch = NULL;
+			w->scratch_size = 0;
+		}
+	}
+}
+
+/*
  * close_head_block
  *		Finish a block that begins records: record its forecast entry (the
  *		key of its last record, predicting the block after it) and write it.
@@ -698,16 +754,7 @@ write_block(SrmRunWriter *w)
 static void
 close_head_block(SrmRunWriter *w)
 {
-	if (w->ts->normalized)
-		add_forecast(w->ts, w->run, (Datum) w->last_key, false, w->last_nrank,
-					 w->run->nblocks);
-	else
-	{
-		bool		isnull;
-		Datum		key = w->ts->keyfn(w->ts->keyarg, w->last_tuple, &isnull);
-
-		add_forecast(w->ts, w->run, key, isnull, 0, w->run->nblocks);
-	}
+	add_rec_forecast(w, w->last_rec, w->last_key, w->last_nrank);
 	write_block(w);
 }
 
@@ -717,27 +764,18 @@ close_head_block(SrmRunWriter *w)
  *		CONT blocks as it needs.
  */
 static void
-put_big(SrmRunWriter *w, const void *tuple, uint32 len, uint64 nkey,
+put_big(SrmRunWriter *w, const char *rec, Size total, uint64 nkey,
 		uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
 	Size		payload = ts->block_size - SRM_BLOCK_HDRSZ;
-	Size		total = SRM_RECORD_HDRSZ + len;
 	Size		done = 0;
 	uint32		ncont = (uint32) ((total + payload - 1) / payload - 1);
-	SrmRecordHeader rh;
-	bool		isnull;
-	Datum		key;
 	bool		first = true;
 
-	memset(&rh, 0, sizeof(rh));
-	rh.len = len;
-	rh.nrank = nrank;
-	rh.key = nkey;
 	while (done < total)
 	{
 		Size		chunk = Min(payload, total - done);
-		char	   *dst;
 
 		open_block(w, first ? SRM_BLOCK_BIG : SRM_BLOCK_CONT);
 		if (first)
@@ -747,16 +785,7 @@ put_big(SrmRunWriter *w, const void *tuple, uint32 len, uint64 nkey,
 			hdr->nrecords = 1;
 			hdr->ncont = ncont;
 		}
-		dst = w->pos;
-		/* the stream is the record header followed by the tuple */
-		if (done < SRM_RECORD_HDRSZ)
-		{
-			memset(dst, 0, SRM_RECORD_HDRSZ);
-			memcpy(dst, &rh, sizeof(rh));
-			memcpy(dst + SRM_RECORD_HDRSZ, tuple, chunk - SRM_RECORD_HDRSZ);
-		}
-		else
-			memcpy(dst, (const char *) tuple + (done - SRM_RECORD_HDRSZ), chunk);
+		memcpy(w->pos, rec + done, chunk);
 		w->pos += chunk;
 		done += chunk;
 		first = false;
@@ -764,37 +793,26 @@ put_big(SrmRunWriter *w, const void *tuple, uint32 len, uint64 nkey,
 	}
 
 	/* the key of the big record predicts the next head block */
-	if (ts->normalized)
-		add_forecast(ts, w->run, (Datum) nkey, false, nrank, w->run->nblocks);
-	else
-	{
-		key = ts->keyfn(ts->keyarg, tuple, &isnull);
-		add_forecast(ts, w->run, key, isnull, 0, w->run->nblocks);
-	}
+	add_rec_forecast(w, rec, nkey, nrank);
 }
 
 /*
- * SrmRunWriterPut
- *		Append a tuple of len bytes to the run.
+ * record_space
+ *		Room for a record of recsz bytes in the current block, a new one if
+ *		need be; false if the record needs BIG blocks (the current block is
+ *		closed then).
  */
-void
-SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
-				uint8 nrank)
+static bool
+record_space(SrmRunWriter *w, Size recsz)
 {
 	SrmTapeSet *ts = w->ts;
-	Size		recsz = SRM_RECORD_SIZE(len);
-	SrmRecordHeader *rh;
-	SrmBlockHeader *hdr;
 
 	if (recsz > ts->block_size - SRM_BLOCK_HDRSZ)
 	{
 		if (w->have_block)
 			close_head_block(w);
-		put_big(w, tuple, len, key, nrank);
-		w->run->nrecords++;
-		return;
+		return false;
 	}
-
 	if (!w->have_block)
 		open_block(w, 0);
 	else if (w->pos + recsz > w->bufs[w->cur] + ts->block_size)
@@ -802,20 +820,71 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
 		close_head_block(w);
 		open_block(w, 0);
 	}
+	return true;
+}
 
-	hdr = (SrmBlockHeader *) w->bufs[w->cur];
-	rh = (SrmRecordHeader *) w->pos;
-	rh->len = len;
-	rh->nrank = nrank;
-	rh->reserved[0] = rh->reserved[1] = rh->reserved[2] = 0;
-	rh->key = key;
-	memcpy(w->pos + SRM_RECORD_HDRSZ, tuple, len);
-	w->last_tuple = w->pos + SRM_RECORD_HDRSZ;
+/* Bookkeeping after a record was placed at w->pos. */
+static inline void
+record_placed(SrmRunWriter *w, Size recsz, uint64 key, uint8 nrank)
+{
+	w->last_rec = w->pos;
 	w->last_key = key;
 	w->last_nrank = nrank;
 	w->pos += recsz;
-	hdr->nrecords++;
+	((SrmBlockHeader *) w->bufs[w->cur])->nrecords++;
 	w->run->nrecords++;
+}
+
+/*
+ * SrmRunWriterPut
+ *		Append a tuple of len bytes to the run, with its normalized first
+ *		key (if the sort has them).
+ */
+void
+SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
+				uint8 nrank)
+{
+	SrmTapeSet *ts = w->ts;
+	Size		room = w->have_block ?
+		w->bufs[w->cur] + ts->block_size - w->pos : 0;
+	Size		recsz = SrmRecEncode(ts->fmt, w->pos, room, tuple, len, key,
+									 nrank);
+
+	if (recsz > room)
+	{
+		/* a new block, or BIG blocks */
+		if (!record_space(w, recsz))
+		{
+			char	   *rec = MemoryContextAllocHuge(CurrentMemoryContext, recsz);
+
+			SrmRecEncode(ts->fmt, rec, recsz, tuple, len, key, nrank);
+			put_big(w, rec, recsz, key, nrank);
+			pfree(rec);
+			w->run->nrecords++;
+			return;
+		}
+		SrmRecEncode(ts->fmt, w->pos, recsz, tuple, len, key, nrank);
+	}
+	record_placed(w, recsz, key, nrank);
+}
+
+/*
+ * SrmRunWriterPutRecord
+ *		Append a record of reclen bytes as it is (an intermediate merge's
+ *		output), with its normalized first key.
+ */
+void
+SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec, Size reclen,
+					  uint64 key, uint8 nrank)
+{
+	if (!record_space(w, reclen))
+	{
+		put_big(w, rec, reclen, key, nrank);
+		w->run->nrecords++;
+		return;
+	}
+	SrmRecCopy(w->pos, rec, reclen);
+	record_placed(w, reclen, key, nrank);
 }
 
 /*
@@ -836,6 +905,8 @@ SrmRunWriterEnd(SrmRunWriter *w)
 	if (w->run->nforecast > 0)
 		SrmRunForecast(w->ts, w->run, w->run->nforecast - 1, true)->next_head = -1;
 	SrmRunCloseMeta(w->ts, w->run);
+	if (w->scratch != NULL)
+		pfree(w->scratch);
 	pfree(w);
 }
 

@@ -15,6 +15,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "record.h"
 #include "runmeta.h"
 
 #define SRM_BLOCK_MAGIC		0x53524d42	/* "SRMB" */
@@ -35,21 +36,6 @@ typedef struct SrmBlockHeader
 } SrmBlockHeader;
 
 #define SRM_BLOCK_HDRSZ		MAXALIGN(sizeof(SrmBlockHeader))
-
-/*
- * Every record is a length word and the tuple, padded to MAXALIGN so that
- * tuples can be used in place in the block buffer.
- */
-typedef struct SrmRecordHeader
-{
-	uint32		len;			/* tuple bytes */
-	uint8		nrank;			/* normalized first key: NULL rank */
-	uint8		reserved[3];
-	uint64		key;			/* normalized first key (if any) */
-} SrmRecordHeader;
-
-#define SRM_RECORD_HDRSZ	MAXALIGN(sizeof(SrmRecordHeader))
-#define SRM_RECORD_SIZE(len) (SRM_RECORD_HDRSZ + MAXALIGN(len))
 
 /*
  * Where one block of a run lives: its slot on disk (start + i) mod D.
@@ -115,6 +101,7 @@ typedef struct SrmTapeSet
 	int			ndisks;
 	int			block_size;
 	bool		normalized;		/* records carry normalized first keys */
+	SrmRecFormat *fmt;			/* the records' format */
 	bool		key_byval;		/* first key's type, for forecast copies */
 	int16		key_typlen;
 	SrmKeyFn	keyfn;
@@ -152,16 +139,18 @@ typedef struct SrmRunWriter
 	SrmIo	   *ios;
 	int			cur;			/* buffer being filled */
 	char	   *pos;			/* fill position in bufs[cur] */
-	char	   *last_tuple;		/* last tuple put in bufs[cur] */
+	char	   *last_rec;		/* last record put in bufs[cur] */
 	uint64		last_key;		/* its normalized key and NULL rank */
 	uint8		last_nrank;
 	bool		have_block;
+	char	   *scratch;		/* a tuple rebuilt for its forecast key */
+	Size		scratch_size;
 } SrmRunWriter;
 
 extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
 									bool key_byval, int16 key_typlen,
 									SrmKeyFn keyfn, void *keyarg,
-									SrmDiskSet *disks);
+									SrmRecFormat *fmt, SrmDiskSet *disks);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
 
@@ -228,6 +217,8 @@ extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
 									   int nbufs, char **bufs, SrmIo *ios);
 extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len,
 							uint64 key, uint8 nrank);
+extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
+								  Size reclen, uint64 key, uint8 nrank);
 extern void SrmRunWriterEnd(SrmRunWriter *w);
 
 /*

@@ -69,13 +69,13 @@ like($log, qr/srmsort: built index "t_a": 300000 tuples, \d+ pages/, 'trace logs
 like($log, qr/built index "t_a".*\n.*DETAIL:  Sort method external SRM merge, disks 4 .*passes [2-9]/,
 	'several merge passes at merge order 3');
 
-# a build big enough for its run bookkeeping to be paged (1M tuples at
-# 1MB): within the budget, and a valid index
+# a build big enough for its run bookkeeping to be paged (1M tuples of
+# about 50 bytes at 1MB): within the budget, and a valid index
 $node->safe_psql('postgres', q{
-CREATE TABLE pg1m AS SELECT (random() * 1e9)::int AS a, i FROM generate_series(1, 1000000) i;
+CREATE TABLE pg1m AS SELECT (random() * 1e9)::int AS a, md5(i::text) AS t FROM generate_series(1, 1000000) i;
 SET maintenance_work_mem = '1MB';
 SET srmsort.trace = on;
-CREATE INDEX pg1m_a ON pg1m (a);
+CREATE INDEX pg1m_a ON pg1m (a) INCLUDE (t);
 });
 $log = slurp_file($node->logfile);
 like($log, qr/built index "pg1m_a": 1000000 tuples.*\n.*DETAIL: .*memory peak (\d+) kB of 1024 kB, paged bookkeeping [1-9]\d* kB/,

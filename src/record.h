@@ -1,0 +1,222 @@
+/*-------------------------------------------------------------------------
+ *
+ * record.h
+ *	  The compact record format of runs: a tuple as stored in a block.
+ *
+ * IDENTIFICATION
+ *	  src/record.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_RECORD_H
+#define SRM_RECORD_H
+
+#include "keys.h"
+
+/*
+ * What a sort's records look like, worked out once from its keys: whether
+ * they are heap or index tuples, whether they carry normalized first keys,
+ * and whether (and where) such a key can be re-derived from the tuple.
+ */
+typedef struct SrmRecFormat
+{
+	SrmKeys    *keys;
+	bool		heap;			/* MinimalTuples (else IndexTuples) */
+	bool		normalized;		/* records have a normalized first key */
+	bool		derive;			/* ... that the column usually gives back */
+	int			key_att;		/* first key's attribute, 0-based */
+	int			key_end;		/* data offset where the fixed-length
+								 * attributes before it end */
+	int			key_off;		/* its aligned data offset (fixed types) */
+	int16		key_len;		/* its attlen */
+	bool		key_byval;
+	char		key_align;
+	bool		fast_int;		/* heap sort, key an integer column found
+								 * at key_off when the tuple has no NULLs */
+	bool		key_desc;
+} SrmRecFormat;
+
+/* The size of the normalized key and NULL rank a record may carry. */
+#define SRM_REC_KEYSZ		(sizeof(uint64) + 1)
+
+extern void SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys);
+
+extern Size SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room,
+						 const void *tuple, uint32 len, uint64 key,
+						 uint8 nrank);
+extern Size SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key,
+					  uint8 *nrank);
+extern void SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst);
+
+/*
+ * A record begins with a length word of 1, 2 or 5 bytes: the number of
+ * bytes that follow it, shifted left by one, with the low bit set when they
+ * begin with a stored normalized key.
+ */
+static inline const char *
+SrmRecHeader(const char *p, uint32 *paylen, bool *haskey)
+{
+	uint8		b = (uint8) p[0];
+	uint32		v;
+
+	if (b < 0x80)
+	{
+		v = b;
+		p += 1;
+	}
+	else if (b < 0xC0)
+	{
+		v = ((uint32) (b & 0x3F) << 8) | (uint8) p[1];
+		p += 2;
+	}
+	else
+	{
+		memcpy(&v, p + 1, sizeof(v));
+		p += 5;
+	}
+	*paylen = v >> 1;
+	*haskey = (v & 1) != 0;
+	return p;
+}
+
+/* Bytes of the length word for a payload of paylen bytes. */
+static inline Size
+SrmRecHeaderSize(Size paylen)
+{
+	Size		v = paylen << 1 | 1;
+
+	return v < 0x80 ? 1 : v < 0x4000 ? 2 : 5;
+}
+
+/* Total bytes of the record at p. */
+static inline Size
+SrmRecSize(const char *p)
+{
+	uint32		paylen;
+	bool		haskey;
+	const char *q = SrmRecHeader(p, &paylen, &haskey);
+
+	return (q - p) + paylen;
+}
+
+/*
+ * SrmRecCopy
+ *		memcpy for the few dozen bytes of a narrow row: word moves rather
+ *		than a call.
+ */
+static inline void
+SrmRecCopy(char *dst, const char *src, Size n)
+{
+	Size		i = 0;
+
+	if (n > 4 * sizeof(uint64))
+	{
+		memcpy(dst, src, n);
+		return;
+	}
+	for (; i + sizeof(uint64) <= n; i += sizeof(uint64))
+		memcpy(dst + i, src + i, sizeof(uint64));
+	for (; i < n; i++)
+		dst[i] = src[i];
+}
+
+/* heap bodies begin with t_infomask2, t_infomask and t_hoff */
+#define SRM_REC_HEAP_FIXED	(sizeof(uint16) * 2 + sizeof(uint8))
+#define SRM_REC_HOFF		(sizeof(uint16) * 2)
+
+/* The body of the record at rec, its length, and its stored key or NULL. */
+static inline const char *
+SrmRecBody(const char *rec, uint32 *bodylen, const char **key)
+{
+	uint32		pay;
+	bool		haskey;
+	const char *p = SrmRecHeader(rec, &pay, &haskey);
+
+	*key = haskey ? p : NULL;
+	if (haskey)
+	{
+		p += SRM_REC_KEYSZ;
+		pay -= SRM_REC_KEYSZ;
+	}
+	*bodylen = pay;
+	return p;
+}
+
+/* The data of a heap record's body: after the fixed fields and the bitmap. */
+static inline const char *
+SrmRecHeapData(const char *body)
+{
+	uint16		infomask2,
+				infomask;
+
+	memcpy(&infomask2, body, sizeof(uint16));
+	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
+	return body + SRM_REC_HEAP_FIXED +
+		((infomask & HEAP_HASNULL) ? BITMAPLEN(infomask2 & HEAP_NATTS_MASK) : 0);
+}
+
+/* Bytes of the tuple the record at rec rebuilds into. */
+static inline Size
+SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
+{
+	uint32		bodylen;
+	const char *kp;
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
+
+	if (!fmt->heap)
+		return bodylen;
+	return ((uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET) +
+		(bodylen - (SrmRecHeapData(body) - body));
+}
+
+/*
+ * SrmRecReadKey
+ *		SrmRecKey, with the common case inline: a short record of a heap
+ *		sort on an integer column, with no NULLs.
+ */
+static inline Size
+SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
+{
+	uint8		b = (uint8) rec[0];
+
+	if (likely(fmt->fast_int) && b < 0x80 && !(b & 1))
+	{
+		const char *body = rec + 1;
+		uint16		infomask2,
+					infomask;
+
+		memcpy(&infomask2, body, sizeof(uint16));
+		memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
+		if (!(infomask & HEAP_HASNULL) &&
+			(infomask2 & HEAP_NATTS_MASK) > fmt->key_att)
+		{
+			const char *p = body + SRM_REC_HEAP_FIXED + fmt->key_off;
+			int64		v;
+			uint64		u;
+
+			if (fmt->key_len == 8)
+				memcpy(&v, p, sizeof(int64));
+			else if (fmt->key_len == 4)
+			{
+				int32		v32;
+
+				memcpy(&v32, p, sizeof(int32));
+				v = v32;
+			}
+			else
+			{
+				int16		v16;
+
+				memcpy(&v16, p, sizeof(int16));
+				v = v16;
+			}
+			u = (uint64) v ^ UINT64CONST(0x8000000000000000);
+			*key = fmt->key_desc ? ~u : u;
+			*nrank = SRM_NRANK_VALUE;
+			return 1 + (b >> 1);
+		}
+	}
+	return SrmRecKey(fmt, rec, key, nrank);
+}
+
+#endif							/* SRM_RECORD_H */
