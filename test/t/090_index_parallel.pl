@@ -54,7 +54,7 @@ my $bg = $node->background_psql('postgres', on_error_stop => 0);
 # participants' runs, and the pause before it a phase the watcher sees on
 # a busy machine too)
 $bg->query_until(qr/started/,
-	"\\echo started\nSET srmsort.max_merge_order = 2;\nSET srmsort.debug_merge_pause = 1500;\n"
+	"\\echo started\nSET srmsort.max_merge_order = 2;\nSET srmsort.debug_merge_pause = 5000;\n"
 	  . "CREATE INDEX s_k ON s (k slow_int_ops);\n");
 my %seen = SrmTest::watch_progress($node, 's');
 $bg->quit;
