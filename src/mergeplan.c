@@ -244,10 +244,8 @@ SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
 		double		load = Max(run_budget - 2.0 * part_disks * per, per);
 		double		nruns = nparts * ceil(total / nparts / load);
 		double		bufs = (merge_budget - meta) / per;
-		int			rf = (int) Max(Min(floor((bufs - D) / 2.0),
-									   (double) srmsort_max_merge_order), 0);
-		int			ri = (int) Max(Min(floor((bufs - 3.0 * D) / 2.0),
-									   (double) srmsort_max_merge_order), 0);
+		int			rf = srm_order(false, bufs, D);
+		int			ri = srm_order(false, bufs - 2.0 * D, D);
 
 		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
 			best = B;
