@@ -443,10 +443,11 @@ merge_early(SrmSorter *s)
 
 /*
  * debug_pause_before_merge
- *		Fault-injection tests fill a workfile disk while a sort sits between
- *		run formation and its intermediate merges: the developer option
- *		srmsort.debug_merge_pause makes every such sort wait that long,
- *		interruptibly.  At 0 (always, outside tests) it costs one load.
+ *		Tests act on a sort that sits between run formation and its merges
+ *		(fill a workfile disk, watch the progress phase): the developer
+ *		option srmsort.debug_merge_pause makes every sort that wrote runs
+ *		wait that long there, interruptibly.  At 0 (always, outside tests)
+ *		it costs one load.
  */
 static void
 debug_pause_before_merge(void)
@@ -504,8 +505,7 @@ run_merges(SrmSorter *s)
 
 	/* intermediate merges, of the smallest runs first */
 	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
-	if (s->nruns > plan.final_order)
-		debug_pause_before_merge();
+	debug_pause_before_merge();
 	while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, false, &nbufs)) > 0)
 		merge_runs_to_one(s, k, nbufs);
 

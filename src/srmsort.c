@@ -229,7 +229,7 @@ define_settings(void)
 							 SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.debug_merge_pause",
-							"Developer option: makes an external sort wait this long before its intermediate merges.",
+							"Developer option: makes an external sort wait this long before its merges.",
 							"The wait can be canceled; 0 means no wait.  For the "
 							"disk-full tests, which fill a disk meanwhile.",
 							&srmsort_debug_merge_pause, 0, 0, INT_MAX,

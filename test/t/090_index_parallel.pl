@@ -50,12 +50,10 @@ $node->safe_psql('postgres',
 	"CREATE TABLE s AS SELECT (random() * 1e6)::int AS k FROM generate_series(1, 20000) i;
 	 VACUUM ANALYZE s");
 my $bg = $node->background_psql('postgres', on_error_stop => 0);
-# (merge order 2 gives the leader an intermediate merge when all three
-# participants wrote a run -- a small table's parallel scan may leave one
-# without -- and the pause before it a phase the watcher sees on a busy
-# machine too; else the merge streams into the load)
+# (the pause holds the leader between the participants' runs and its merge,
+# in "sorting live tuples", long enough for the watcher on a busy machine)
 $bg->query_until(qr/started/,
-	"\\echo started\nSET srmsort.max_merge_order = 2;\nSET srmsort.debug_merge_pause = 5000;\n"
+	"\\echo started\nSET srmsort.debug_merge_pause = 3000;\n"
 	  . "CREATE INDEX s_k ON s (k slow_int_ops);\n");
 my %seen = SrmTest::watch_progress($node, 's');
 $bg->quit;
