@@ -84,6 +84,7 @@ struct SrmBtLoader
 	Page		zeropage;
 	SrmBtLevel *leaf;			/* NULL until the first tuple */
 	BTDedupState dstate;		/* NULL unless deduplicating */
+	IndexTuple	dbase;			/* room for the pending list's base tuple */
 };
 
 static Page new_page(uint32 level);
@@ -134,6 +135,8 @@ SrmBtLoadBegin(Relation heapRel, Relation indexRel, bool allow_dedup)
 		d->htids = palloc(d->maxpostingsize);
 		d->baseoff = InvalidOffsetNumber;
 		ld->dstate = d;
+		/* an index tuple never fills a page */
+		ld->dbase = palloc(BLCKSZ);
 	}
 	MemoryContextSwitchTo(old);
 	return ld;
@@ -368,7 +371,6 @@ dedup_flush(SrmBtLoader *ld)
 				  IndexTupleSize(posting) - BTreeTupleGetPostingOffset(posting));
 		pfree(posting);
 	}
-	pfree(d->base);
 	d->base = NULL;
 	d->nmaxitems = 0;
 	d->nhtids = 0;
@@ -401,7 +403,9 @@ SrmBtLoadAdd(SrmBtLoader *ld, IndexTuple itup)
 	{
 		if (d->base != NULL)
 			dedup_flush(ld);
-		_bt_dedup_start_pending(d, CopyIndexTuple(itup), InvalidOffsetNumber);
+		/* the caller's tuple lives only until its next one: copy it */
+		memcpy(ld->dbase, itup, IndexTupleSize(itup));
+		_bt_dedup_start_pending(d, ld->dbase, InvalidOffsetNumber);
 	}
 	MemoryContextSwitchTo(old);
 }

@@ -265,12 +265,29 @@ fill_oqs(SrmMerge *m)
 }
 
 /*
- * flush
- *		Drop up to f prefetched blocks, nearest the tail of LQ first, and
- *		put their placeholders back at the heads of their OQs.
+ * flush_one
+ *		Drop prefetched block p and put its placeholder back at the head of
+ *		its OQ.
  */
 static void
-flush(SrmMerge *m, int f)
+flush_one(SrmMerge *m, SrmPlaceholder *p)
+{
+	/* a read in flight must land before its buffer can be reused */
+	wait_buf(m, p->buf);
+	put_buf(m, p->buf);
+	p->buf = NULL;
+	oq_add(m, p, true);
+	if (m->marked != NULL && p->seq < m->marked->seq)
+		m->marked = p;
+	m->counters->flushes++;
+}
+
+/*
+ * farthest_prefetched
+ *		The prefetched block nearest the tail of LQ, or NULL.
+ */
+static SrmPlaceholder *
+farthest_prefetched(SrmMerge *m)
 {
 	dlist_iter	it;
 
@@ -278,44 +295,71 @@ flush(SrmMerge *m, int f)
 	{
 		SrmPlaceholder *p = dlist_container(SrmPlaceholder, lq_node, it.cur);
 
-		if (f <= 0)
-			break;
-		if (p->buf == NULL)
-			continue;
-		/* a read in flight must land before its buffer can be reused */
-		wait_buf(m, p->buf);
-		put_buf(m, p->buf);
-		p->buf = NULL;
-		oq_add(m, p, true);
-		if (m->marked != NULL && p->seq < m->marked->seq)
-			m->marked = p;
-		m->counters->flushes++;
-		f--;
+		if (p->buf != NULL)
+			return p;
 	}
+	return NULL;
 }
 
 /*
  * parallel_read
- *		Parallel_Read: issue, in one batch, the read of the block at the
- *		head of every non-empty OQ, without waiting.
+ *		Parallel_Read: issue, in one batch and without waiting, the read of
+ *		the block at the head of every non-empty OQ, nearest first -- but
+ *		only of blocks memory can hold until they are used.
+ *
+ * The paper frees D buffers first by flushing the blocks nearest the tail
+ * of LQ.  When the runs are spread unevenly over the disks (a parallel
+ * build's participants write to disjoint disks; the last run is short), a
+ * disk that holds little of what is needed next still gets a read every
+ * time, its blocks pile up far ahead, and flushing them then costs a second
+ * read of each (the trace's nu).  So a block is read only when it lies
+ * within the horizon of what the buffers not pinned as leading blocks can
+ * hold (its distance from LQ's head), and a buffer is taken from a
+ * prefetched block only when that block is needed later than the one read.
  */
 static void
 parallel_read(SrmMerge *m)
 {
-	int			d;
+	bool		read_disk[SRM_MAX_DISKS] = {0};
+	int64		horizon;
 	int			issued = 0;
 
-	for (d = 0; d < m->ndisks; d++)
+	if (dlist_is_empty(&m->lq))
+		return;
+	horizon = dlist_container(SrmPlaceholder, lq_node,
+							  dlist_head_node(&m->lq))->seq +
+		Max(m->nbufs - m->nruns - 1, m->ndisks);
+	for (;;)
 	{
-		SrmPlaceholder *p;
+		SrmPlaceholder *p = NULL;
 		SrmBuf	   *b;
+		int			d;
 
-		if (dlist_is_empty(&m->oq[d]))
-			continue;
+		/* the nearest OQ head of a disk not yet read from */
+		for (d = 0; d < m->ndisks; d++)
+		{
+			SrmPlaceholder *h;
+
+			if (read_disk[d] || dlist_is_empty(&m->oq[d]))
+				continue;
+			h = dlist_container(SrmPlaceholder, oq_node,
+								dlist_head_node(&m->oq[d]));
+			if (p == NULL || h->seq < p->seq)
+				p = h;
+		}
+		if (p == NULL || p->seq >= horizon)
+			break;
 		b = get_buf(m);
 		if (b == NULL)
-			break;
-		p = dlist_container(SrmPlaceholder, oq_node, dlist_head_node(&m->oq[d]));
+		{
+			SrmPlaceholder *v = farthest_prefetched(m);
+
+			if (v == NULL || v->seq < p->seq)
+				break;
+			flush_one(m, v);
+			b = get_buf(m);
+		}
+		read_disk[p->disk] = true;
 		oq_remove(m, p);
 		p->buf = b;
 		SrmTapePrepRead(m->ts, m->inputs[p->run].run, p->blockno, b->data, &b->io);
@@ -359,8 +403,6 @@ smallest_oq_head(SrmMerge *m)
 static void
 srm_prepare_reads(SrmMerge *m)
 {
-	if (m->nfree < m->ndisks)
-		flush(m, m->ndisks - m->nfree);
 	parallel_read(m);
 	fill_oqs(m);
 	m->next_marked = smallest_oq_head(m);
@@ -465,7 +507,10 @@ srm_block(SrmMerge *m, int r, int64 want)
 		b = get_buf(m);
 		if (b == NULL)
 		{
-			flush(m, 1);
+			SrmPlaceholder *v = farthest_prefetched(m);
+
+			if (v != NULL)
+				flush_one(m, v);
 			b = get_buf(m);
 		}
 		if (b == NULL)

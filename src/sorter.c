@@ -1042,6 +1042,8 @@ SrmSortMethodName(SrmSortMethod method)
 			return "external DSM merge";
 		case SRM_METHOD_SRM_MATERIALIZED:
 			return "external SRM sort";
+		case SRM_METHOD_PARTICIPANT_RUNS:
+			return "runs for the leader's merge";
 		case SRM_METHOD_DSM_MATERIALIZED:
 			return "external DSM sort";
 	}
@@ -1063,6 +1065,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 		st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED : SRM_METHOD_SRM_MATERIALIZED;
 	else if (s->state == SS_FINALMERGE)
 		st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
+	else if (s->share != NULL && s->state == SS_BUILDRUNS)
+		st->method = SRM_METHOD_PARTICIPANT_RUNS;
 	else
 		st->method = SRM_METHOD_STILL_RUNNING;
 	st->tuples = s->tuples;
