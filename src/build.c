@@ -188,6 +188,19 @@ report_duplicate(Relation heap, Relation index, IndexTuple itup)
 }
 
 /*
+ * next_live
+ *		The next live tuple: from the sorter, or from a parallel build's
+ *		merge in worker 0.
+ */
+static inline IndexTuple
+next_live(SrmBuildState *st)
+{
+	if (st->live != NULL)
+		return SrmSorterGetIndexTuple(st->live);
+	return SrmParallelNextTuple(st->pipe);
+}
+
+/*
  * load_index
  *		Merge the sorted live and dead streams into the loader, checking
  *		uniqueness among live tuples.  Returns the pages written.
@@ -199,7 +212,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 	BTScanInsert scankey = _bt_mkscankey(index, NULL);
 	SortSupport keys = palloc0(nkeys * sizeof(SortSupportData));
 	SrmBtLoader *ld = SrmBtLoadBegin(heap, index, !ii->ii_Unique);
-	IndexTuple	a = SrmSorterGetIndexTuple(st->live);
+	IndexTuple	a = next_live(st);
 	IndexTuple	b = st->havedead ? SrmSorterGetIndexTuple(st->dead) : NULL;
 	IndexTuple	prev = NULL;
 	Size		prevcap = 0;
@@ -241,7 +254,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 				memcpy(prev, a, sz);
 			}
 			SrmBtLoadAdd(ld, a);
-			a = SrmSorterGetIndexTuple(st->live);
+			a = next_live(st);
 		}
 		else
 		{
@@ -271,7 +284,10 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
-	SrmSorterGetStats(st->live, &s);
+	if (st->live != NULL)
+		SrmSorterGetStats(st->live, &s);
+	else
+		SrmParallelMergeStats(pb, &s);
 	ereport(srmsort_trace ? LOG : DEBUG1,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
@@ -342,7 +358,10 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_BTREE_PHASE_PERFORMSORT_1);
-	SrmSorterPerform(st.live);
+	if (st.live != NULL)
+		SrmSorterPerform(st.live);
+	else
+		SrmParallelWaitMerge(pb);
 	if (st.havedead)
 	{
 		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
@@ -357,7 +376,8 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	if (st.dead != NULL)
 		SrmSorterEnd(st.dead);
-	SrmSorterEnd(st.live);
+	if (st.live != NULL)
+		SrmSorterEnd(st.live);
 	if (pb != NULL)
 		SrmParallelEnd(pb);
 

@@ -23,7 +23,8 @@
  */
 typedef struct SrmBuildState
 {
-	SrmSorter  *live;
+	SrmSorter  *live;			/* NULL when pipe streams the live tuples */
+	struct SrmParallelBuild *pipe;	/* a parallel build's merge (pbuild.h) */
 	SrmSorter  *dead;			/* unique indexes only */
 	bool		havedead;
 	double		indtuples;

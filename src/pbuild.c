@@ -13,10 +13,12 @@
  * the participants as core divides it; work_mem for the dead tuples of
  * unique indexes), writes all of them as runs on its own disks of the
  * partition (disjoint disks where there are at least as many disks as
- * participants), and describes its runs in a file.  The leader then takes
- * every participant's runs into one sorter with the whole
- * maintenance_work_mem and merges them in one SRM merge; build.c loads the
- * btree from it exactly as after a serial scan.
+ * participants), and describes its runs in a file.  Worker 0 then takes
+ * every participant's live runs into one sorter with the whole
+ * maintenance_work_mem, merges them in one SRM merge and sends the tuples
+ * through a shm_mq to the leader, which loads the btree from them (and
+ * from its own merge of the dead tuples) exactly as after a serial scan:
+ * the merge and the load, the build's serial tail, run on two CPUs.
  *
  * Workfiles live in SharedFileSets in the parallel context's DSM segment
  * (disks.c), so they outlive the participant that wrote them and are
@@ -53,9 +55,12 @@
 #include "pgstat.h"
 #include "storage/buffile.h"
 #include "storage/condition_variable.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/backend_status.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -69,6 +74,15 @@
 #define SRM_KEY_QUERY_TEXT		UINT64CONST(0x5352500000000002)
 #define SRM_KEY_WAL_USAGE		UINT64CONST(0x5352500000000003)
 #define SRM_KEY_BUFFER_USAGE	UINT64CONST(0x5352500000000004)
+#define SRM_KEY_MERGE_QUEUE		UINT64CONST(0x5352500000000005)
+
+/*
+ * The merged stream, worker 0 to the leader: messages of whole, MAXALIGNed
+ * index tuples, each up to SRM_PB_CHUNK bytes, through a queue of
+ * SRM_PB_QUEUE bytes.
+ */
+#define SRM_PB_CHUNK			(64 * 1024)
+#define SRM_PB_QUEUE			(1024 * 1024)
 
 /*
  * Files per disk: each participant (workers 0 .. n-1, the leader n) and
@@ -100,6 +114,10 @@ typedef struct SrmPBShared
 	ConditionVariable workersdonecv;
 	slock_t		mutex;
 	int			nparticipantsdone;
+	int			nlaunched;		/* participants launched, set by the leader
+								 * once they are (0 until then) */
+	bool		merge_done;		/* worker 0 sent the whole merge */
+	SrmSortStats merge_stats;	/* ... and these are its facts */
 	double		reltuples;
 	bool		havedead;
 	double		indtuples;
@@ -124,6 +142,12 @@ struct SrmParallelBuild
 	BufferUsage *bufferusage;
 	Relation	heap;
 	Relation	index;
+	shm_mq_handle *mqh;			/* the merged stream from worker 0 */
+	char	   *chunk;			/* its current message */
+	Size		chunk_len;
+	Size		chunk_pos;
+	char	   *aligned;		/* a copy of a message not MAXALIGNed */
+	bool		stream_done;
 };
 
 /*
@@ -165,12 +189,62 @@ participant_disks(int ndisks, int q, int n, int *first, int *count)
 
 /*
  * export_name
- *		The name of participant p's run list (in disk 0's file set).
+ *		The name of participant p's list of live (or dead) runs, in disk 0's
+ *		file set.
  */
 static void
-export_name(char *name, int p)
+export_name(char *name, int p, bool dead)
 {
-	snprintf(name, MAXPGPATH, "srmruns%d", p);
+	snprintf(name, MAXPGPATH, "srmruns%d%s", p, dead ? "d" : "");
+}
+
+/*
+ * adopt_runs
+ *		Give every participant's live (or dead) runs to s.
+ */
+static void
+adopt_runs(SrmPBShared *sh, SrmSorter *s, bool dead)
+{
+	int			p;
+
+	for (p = 0; p <= sh->nworkers; p++)
+	{
+		char		name[MAXPGPATH];
+		BufFile    *f;
+
+		if (!sh->parts[p].done)
+			continue;
+		export_name(name, p, dead);
+		f = BufFileOpenFileSet(&sh->disks.filesets[0].fs, name, O_RDONLY,
+							   false);
+		SrmSorterAdoptRuns(s, f);
+		BufFileClose(f);
+	}
+}
+
+/*
+ * merge_sorter
+ *		A sorter for the merge of every participant's live (or dead) runs,
+ *		with memKB, writing its intermediate merges to the merge's files.
+ */
+static SrmSorter *
+merge_sorter(SrmPBShared *sh, Relation heap, Relation index, int memKB,
+			 bool dead)
+{
+	SrmSorterShare share;
+	SrmSorter  *s;
+
+	memset(&share, 0, sizeof(share));
+	share.disks = &sh->disks;
+	share.block_size = sh->block_size;
+	share.myfile = dead ? dead_file(sh, sh->nworkers + 1) :
+		live_file(sh, sh->nworkers + 1);
+	share.peer_first = dead ? dead_file(sh, 0) : live_file(sh, 0);
+	share.npeers = sh->nworkers + 1;
+	s = SrmSorterBeginIndex(heap, index, memKB, 0, SRM_SORT_NONE);
+	SrmSorterUseShared(s, &share);
+	adopt_runs(sh, s, dead);
+	return s;
 }
 
 /*
@@ -237,12 +311,17 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	SrmSorterFinishRuns(st.live);
 	if (st.dead != NULL)
 		SrmSorterFinishRuns(st.dead);
-	export_name(name, p);
+	export_name(name, p, false);
 	f = BufFileCreateFileSet(&sh->disks.filesets[0].fs, name);
 	live_runs = SrmSorterExportRuns(st.live, f);
-	if (st.dead != NULL)
-		dead_runs = SrmSorterExportRuns(st.dead, f);
 	BufFileClose(f);
+	if (st.dead != NULL)
+	{
+		export_name(name, p, true);
+		f = BufFileCreateFileSet(&sh->disks.filesets[0].fs, name);
+		dead_runs = SrmSorterExportRuns(st.dead, f);
+		BufFileClose(f);
+	}
 	if (st.dead != NULL)
 		SrmSorterEnd(st.dead);
 	SrmSorterEnd(st.live);
@@ -261,7 +340,70 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	sh->parts[p].tuples = st.indtuples;
 	SpinLockRelease(&sh->mutex);
 
-	ConditionVariableSignal(&sh->workersdonecv);
+	/* the leader and worker 0 both wait for this */
+	ConditionVariableBroadcast(&sh->workersdonecv);
+}
+
+/*
+ * merge_and_send
+ *		Worker 0, once every participant is done: merge all live runs and
+ *		send the tuples to the leader, which loads the btree meanwhile --
+ *		the build's serial tail on two CPUs instead of one.
+ */
+static void
+merge_and_send(SrmPBShared *sh, Relation heap, Relation index,
+			   dsm_segment *seg, shm_toc *toc)
+{
+	shm_mq	   *mq = shm_toc_lookup(toc, SRM_KEY_MERGE_QUEUE, false);
+	shm_mq_handle *mqh;
+	SrmSorter  *s;
+	IndexTuple	itup;
+	char	   *buf;
+	Size		used = 0;
+	bool		leader_gone = false;
+
+	shm_mq_set_sender(mq, MyProc);
+	mqh = shm_mq_attach(mq, seg, NULL);
+
+	for (;;)
+	{
+		bool		all;
+
+		SpinLockAcquire(&sh->mutex);
+		all = sh->nlaunched > 0 && sh->nparticipantsdone == sh->nlaunched;
+		SpinLockRelease(&sh->mutex);
+		if (all)
+			break;
+		ConditionVariableSleep(&sh->workersdonecv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	s = merge_sorter(sh, heap, index, maintenance_work_mem, false);
+	SrmSorterPerform(s);
+	buf = palloc(SRM_PB_CHUNK);
+	while (!leader_gone && (itup = SrmSorterGetIndexTuple(s)) != NULL)
+	{
+		Size		sz = IndexTupleSize(itup);
+
+		if (used + MAXALIGN(sz) > SRM_PB_CHUNK)
+		{
+			/* detached: the leader is failing and will say why */
+			leader_gone = shm_mq_send(mqh, used, buf, false, true) != SHM_MQ_SUCCESS;
+			used = 0;
+		}
+		memcpy(buf + used, itup, sz);
+		used += MAXALIGN(sz);
+	}
+	if (!leader_gone && used > 0)
+		leader_gone = shm_mq_send(mqh, used, buf, false, true) != SHM_MQ_SUCCESS;
+
+	SpinLockAcquire(&sh->mutex);
+	SrmSorterGetStats(s, &sh->merge_stats);
+	sh->merge_done = !leader_gone;
+	SpinLockRelease(&sh->mutex);
+	shm_mq_detach(mqh);
+	SrmSorterEnd(s);
 }
 
 /*
@@ -309,7 +451,8 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 						   mul_size(sizeof(WalUsage), pcxt->nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator,
 						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	shm_toc_estimate_chunk(&pcxt->estimator, SRM_PB_QUEUE);
+	shm_toc_estimate_keys(&pcxt->estimator, 4);
 	if (debug_query_string)
 	{
 		querylen = strlen(debug_query_string);
@@ -364,6 +507,14 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	pb->bufferusage = shm_toc_allocate(pcxt->toc,
 									   mul_size(sizeof(BufferUsage), pcxt->nworkers));
 	shm_toc_insert(pcxt->toc, SRM_KEY_BUFFER_USAGE, pb->bufferusage);
+	{
+		shm_mq	   *mq = shm_mq_create(shm_toc_allocate(pcxt->toc, SRM_PB_QUEUE),
+									   SRM_PB_QUEUE);
+
+		shm_mq_set_receiver(mq, MyProc);
+		shm_toc_insert(pcxt->toc, SRM_KEY_MERGE_QUEUE, mq);
+		pb->mqh = shm_mq_attach(mq, pcxt->seg, NULL);
+	}
 
 	LaunchParallelWorkers(pcxt);
 	pb->pcxt = pcxt;
@@ -378,21 +529,22 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 		SrmParallelEnd(pb);
 		return NULL;
 	}
+	/* worker 0 merges: if it dies, the leader must not wait for its tuples */
+	shm_mq_set_handle(pb->mqh, pcxt->worker[0].bgwhandle);
 	return pb;
 }
 
 /*
  * SrmParallelScan
  *		See pbuild.h.  The leader's part of _bt_parallel_heapscan and
- *		_bt_leader_participate_as_worker, then the adoption of the runs.
+ *		_bt_leader_participate_as_worker, then the adoption of the dead
+ *		tuples' runs.
  */
 double
 SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 {
 	SrmPBShared *sh = pb->shared;
-	SrmSorterShare share;
 	double		reltuples;
-	int			p;
 
 	if (pb->leader_participates)
 		scan_and_sort(sh, pb->heap, pb->index, sh->nworkers, sh->nworkers,
@@ -401,6 +553,10 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 
 	/* a worker that failed to start must not leave us waiting */
 	WaitForParallelWorkersToAttach(pb->pcxt);
+	SpinLockAcquire(&sh->mutex);
+	sh->nlaunched = pb->nparticipants;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->workersdonecv);
 	for (;;)
 	{
 		SpinLockAcquire(&sh->mutex);
@@ -419,41 +575,93 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 	}
 	ConditionVariableCancelSleep();
 
-	/* the leader's merges: every disk, every participant's files */
-	memset(&share, 0, sizeof(share));
-	share.disks = &sh->disks;
-	share.block_size = sh->block_size;
-	share.myfile = live_file(sh, sh->nworkers + 1);
-	share.peer_first = live_file(sh, 0);
-	share.npeers = sh->nworkers + 1;
-	st->live = SrmSorterBeginIndex(pb->heap, pb->index, maintenance_work_mem,
-								   0, SRM_SORT_NONE);
-	SrmSorterUseShared(st->live, &share);
+	/* worker 0 merges the live runs (SrmParallelNextTuple); dead ones here */
+	st->live = NULL;
+	st->pipe = pb;
 	if (sh->isunique)
-	{
-		share.myfile = dead_file(sh, sh->nworkers + 1);
-		share.peer_first = dead_file(sh, 0);
-		st->dead = SrmSorterBeginIndex(pb->heap, pb->index,
-									   Max(work_mem, srmsort_min_work_mem), 0,
-									   SRM_SORT_NONE);
-		SrmSorterUseShared(st->dead, &share);
-	}
-	for (p = 0; p <= sh->nworkers; p++)
-	{
-		char		name[MAXPGPATH];
-		BufFile    *f;
-
-		if (!sh->parts[p].done)
-			continue;
-		export_name(name, p);
-		f = BufFileOpenFileSet(&sh->disks.filesets[0].fs, name, O_RDONLY,
-							   false);
-		SrmSorterAdoptRuns(st->live, f);
-		if (st->dead != NULL)
-			SrmSorterAdoptRuns(st->dead, f);
-		BufFileClose(f);
-	}
+		st->dead = merge_sorter(sh, pb->heap, pb->index,
+								Max(work_mem, srmsort_min_work_mem), true);
 	return reltuples;
+}
+
+/*
+ * SrmParallelNextTuple
+ *		See pbuild.h.
+ */
+IndexTuple
+SrmParallelNextTuple(SrmParallelBuild *pb)
+{
+	while (pb->chunk_pos >= pb->chunk_len)
+	{
+		shm_mq_result res;
+		Size		n;
+		void	   *data;
+		bool		done;
+
+		if (pb->stream_done)
+			return NULL;
+		res = shm_mq_receive(pb->mqh, &n, &data, false);
+		if (res == SHM_MQ_SUCCESS)
+		{
+			if ((uintptr_t) data % MAXIMUM_ALIGNOF != 0)
+			{
+				if (pb->aligned == NULL)
+					pb->aligned = MemoryContextAlloc(GetMemoryChunkContext(pb),
+													 SRM_PB_CHUNK);
+				memcpy(pb->aligned, data, n);
+				data = pb->aligned;
+			}
+			pb->chunk = data;
+			pb->chunk_len = n;
+			pb->chunk_pos = 0;
+			continue;
+		}
+		/* detached: the end of the merge, or worker 0 failed */
+		SpinLockAcquire(&pb->shared->mutex);
+		done = pb->shared->merge_done;
+		SpinLockRelease(&pb->shared->mutex);
+		if (!done)
+		{
+			/* its error, if it sent one, is raised here */
+			WaitForParallelWorkersToFinish(pb->pcxt);
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("srmsort: the parallel worker merging the index tuples exited early")));
+		}
+		pb->stream_done = true;
+	}
+	{
+		IndexTuple	itup = (IndexTuple) (pb->chunk + pb->chunk_pos);
+
+		pb->chunk_pos += MAXALIGN(IndexTupleSize(itup));
+		return itup;
+	}
+}
+
+/*
+ * SrmParallelWaitMerge
+ *		See pbuild.h.
+ */
+void
+SrmParallelWaitMerge(SrmParallelBuild *pb)
+{
+	IndexTuple	itup = SrmParallelNextTuple(pb);
+
+	/* put it back: the load takes it first */
+	if (itup != NULL)
+		pb->chunk_pos -= MAXALIGN(IndexTupleSize(itup));
+}
+
+/*
+ * SrmParallelMergeStats
+ *		See pbuild.h.
+ */
+void
+SrmParallelMergeStats(SrmParallelBuild *pb, SrmSortStats *stats)
+{
+	SpinLockAcquire(&pb->shared->mutex);
+	*stats = pb->shared->merge_stats;
+	SpinLockRelease(&pb->shared->mutex);
 }
 
 /*
@@ -546,6 +754,8 @@ srm_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	scan_and_sort(sh, heap, index, ParallelWorkerNumber, ParallelWorkerNumber,
 				  sh->nparticipants, maintenance_work_mem / sh->nparticipants,
 				  false);
+	if (ParallelWorkerNumber == 0)
+		merge_and_send(sh, heap, index, seg, toc);
 
 	bufferusage = shm_toc_lookup(toc, SRM_KEY_BUFFER_USAGE, false);
 	walusage = shm_toc_lookup(toc, SRM_KEY_WAL_USAGE, false);

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pbuild.h
- *	  Parallel btree builds through srmsort: workers form runs, the leader
- *	  merges them all.
+ *	  Parallel btree builds through srmsort: participants form runs, worker
+ *	  0 merges them all while the leader loads the btree.
  *
  * IDENTIFICATION
  *	  src/pbuild.h
@@ -30,13 +30,25 @@ extern SrmParallelBuild *SrmParallelBegin(Relation heap, Relation index,
 										  double estRows, double tupleBytes);
 
 /*
- * Scan the leader's share of the table (if it participates), wait for the
- * workers, and give all participants' runs to new sorters in st (the
- * leader's merge).  Returns the heap tuples scanned; sets st's counts and
- * *brokenHotChain as the serial scan would.
+ * Scan the leader's share of the table (if it participates) and wait for
+ * the workers.  Worker 0 then merges all participants' live runs: st->live
+ * is NULL and st->pipe is pb, whose SrmParallelNextTuple hands out the
+ * merged tuples; the dead tuples' runs go to a new sorter st->dead.
+ * Returns the heap tuples scanned; sets st's counts and *brokenHotChain as
+ * the serial scan would.
  */
 extern double SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st,
 							  bool *brokenHotChain);
+
+/* Wait until worker 0's merge has sent its first tuples (or none). */
+extern void SrmParallelWaitMerge(SrmParallelBuild *pb);
+
+/* The next live tuple in btree order, valid until the next call; NULL at
+ * the end. */
+extern IndexTuple SrmParallelNextTuple(SrmParallelBuild *pb);
+
+/* The facts of worker 0's merge, once it has sent everything. */
+extern void SrmParallelMergeStats(SrmParallelBuild *pb, SrmSortStats *stats);
 
 /* The participants and their runs, for the build's trace line. */
 extern char *SrmParallelDescribe(SrmParallelBuild *pb);

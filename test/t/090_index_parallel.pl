@@ -1,8 +1,8 @@
 # Parallel CREATE INDEX through srmsort (pbuild.c) beyond one session: the
 # trace line names the participants and their runs, progress shows the
-# btree phases, and a cancel or an error in a worker, a cancel of the
-# leader and an immediate shutdown in the middle of a build leave no index
-# and no workfile behind.
+# btree phases, and a cancel or an error in a worker, a cancel of worker 0
+# while it merges for the leader, a cancel of the leader and an immediate
+# shutdown in the middle of a build leave no index and no workfile behind.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -120,6 +120,31 @@ ok($node->poll_query_until('postgres',
 		"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
 	'the workers are gone');
 is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left after the cancel');
+
+# a cancel of worker 0 while it merges for the leader's load (the pause
+# holds it before its merge; the other worker has exited): the build
+# fails, and nothing is left
+$bg = $node->background_psql('postgres', on_error_stop => 0);
+$bg->query_until(qr/started/,
+	"\\echo started\nSET srmsort.debug_merge_pause = 10000;\nCREATE INDEX s_k5 ON sbig (k);\n");
+ok($node->poll_query_until('postgres',
+		"SELECT (SELECT count(*) FROM pg_stat_activity
+		          WHERE backend_type = 'parallel worker' AND query ~ 's_k5') = 1
+		    AND (SELECT phase FROM pg_stat_progress_create_index) = 'building index: sorting live tuples'"),
+	'worker 0 alone is left, merging, while the leader waits for its tuples');
+is($node->safe_psql('postgres',
+		"SELECT bool_and(pg_cancel_backend(pid)) FROM pg_stat_activity
+		  WHERE backend_type = 'parallel worker' AND query ~ 's_k5'"),
+	't', 'worker 0 canceled');
+$bg->quit;
+ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query ~ 's_k5' AND pid <> pg_backend_pid()"),
+	'that build ended');
+like(slurp_file($node->logfile),
+	qr/090_index_parallel\.pl ERROR:  canceling statement due to user request\n(?:.*\n)*?.*090_index_parallel\.pl STATEMENT:  CREATE INDEX s_k5/,
+	'the leader failed with worker 0\'s cancel');
+is($node->safe_psql('postgres', "SELECT to_regclass('s_k5') IS NULL"), 't', 'no index left by it');
+is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left by it');
 
 # an immediate shutdown while the leader merges the runs the workers wrote:
 # after restart no index, no workfile, and a new build works
