@@ -212,7 +212,7 @@ SrmPlanParallelDisks(int mergeKB)
  * SrmPlanParallelBlockSize
  *		The block size of a parallel build: nparts participants form runs
  *		of about rows / nparts tuples of tuple_bytes each with runKB, each
- *		writing over part_disks of the D disks, and the leader merges all
+ *		writing over part_disks of the D disks, and worker 0 merges all
  *		runs with mergeKB.  SrmPlanBlockSize's rule (fewest passes for the
  *		expected runs, then for four times as many, then the largest
  *		block), with the runs the participants' smaller loads give.

@@ -86,9 +86,9 @@
 
 /*
  * Files per disk: each participant (workers 0 .. n-1, the leader n) and
- * the leader's merge (n + 1) write their own, once for the live tuples and
- * once for the dead ones: 2 (n + 2) files, numbered in the block slots'
- * high bits.
+ * the merges (n + 1: worker 0's of the live tuples, the leader's of the
+ * dead ones) write their own, for live and for dead tuples: 2 (n + 2)
+ * files, numbered in the block slots' high bits.
  */
 #define SRM_PB_MAX_WORKERS	(SRM_MAX_SHARED_FILES / 2 - 2)
 
@@ -153,7 +153,7 @@ struct SrmParallelBuild
 /*
  * live_file / dead_file
  *		The file number participant p's live or dead sorter writes; the
- *		leader's merges are participant nworkers + 1.
+ *		merges (worker 0's, the leader's) are participant nworkers + 1.
  */
 static inline int
 live_file(SrmPBShared *sh, int p)
@@ -483,7 +483,7 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	ConditionVariableInit(&sh->workersdonecv);
 	SpinLockInit(&sh->mutex);
 
-	/* the disks: as many as the leader's merge can use */
+	/* the disks: as many as the merge can use */
 	maxdisks = SrmPlanParallelDisks(maintenance_work_mem);
 	SrmSharedDisksInit(&sh->disks, pcxt->seg, maxdisks, 2 * (nworkers + 2));
 	part_disks = Max(sh->disks.ndisks / nparticipants, 1);

@@ -1043,7 +1043,7 @@ SrmSortMethodName(SrmSortMethod method)
 		case SRM_METHOD_SRM_MATERIALIZED:
 			return "external SRM sort";
 		case SRM_METHOD_PARTICIPANT_RUNS:
-			return "runs for the leader's merge";
+			return "runs for the parallel merge";
 		case SRM_METHOD_DSM_MATERIALIZED:
 			return "external DSM sort";
 	}

@@ -41,7 +41,7 @@ typedef enum SrmSortMethod
 	SRM_METHOD_DSM,				/* external: disk-striped mergesort baseline */
 	SRM_METHOD_SRM_MATERIALIZED,	/* SRM, result written for random access */
 	SRM_METHOD_DSM_MATERIALIZED,	/* DSM, result written for random access */
-	SRM_METHOD_PARTICIPANT_RUNS /* parallel build: runs left to the leader */
+	SRM_METHOD_PARTICIPANT_RUNS /* parallel build: runs left to worker 0's merge */
 } SrmSortMethod;
 
 /* did the sort write workfiles? */
