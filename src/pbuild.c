@@ -321,9 +321,8 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 		f = BufFileCreateFileSet(&sh->disks.filesets[0].fs, name);
 		dead_runs = SrmSorterExportRuns(st.dead, f);
 		BufFileClose(f);
-	}
-	if (st.dead != NULL)
 		SrmSorterEnd(st.dead);
+	}
 	SrmSorterEnd(st.live);
 
 	SpinLockAcquire(&sh->mutex);
@@ -398,8 +397,9 @@ merge_and_send(SrmPBShared *sh, Relation heap, Relation index,
 	if (!leader_gone && used > 0)
 		leader_gone = shm_mq_send(mqh, used, buf, false, true) != SHM_MQ_SUCCESS;
 
-	SpinLockAcquire(&sh->mutex);
+	/* the leader reads the facts only once it sees merge_done */
 	SrmSorterGetStats(s, &sh->merge_stats);
+	SpinLockAcquire(&sh->mutex);
 	sh->merge_done = !leader_gone;
 	SpinLockRelease(&sh->mutex);
 	shm_mq_detach(mqh);
@@ -585,57 +585,67 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 }
 
 /*
+ * next_chunk
+ *		Make worker 0's next message the current one; false at the end of
+ *		the merge.
+ */
+static bool
+next_chunk(SrmParallelBuild *pb)
+{
+	shm_mq_result res;
+	Size		n;
+	void	   *data;
+	bool		done;
+
+	if (pb->stream_done)
+		return false;
+	res = shm_mq_receive(pb->mqh, &n, &data, false);
+	if (res == SHM_MQ_SUCCESS)
+	{
+		if ((uintptr_t) data % MAXIMUM_ALIGNOF != 0)
+		{
+			if (pb->aligned == NULL)
+				pb->aligned = MemoryContextAlloc(GetMemoryChunkContext(pb),
+												 SRM_PB_CHUNK);
+			memcpy(pb->aligned, data, n);
+			data = pb->aligned;
+		}
+		pb->chunk = data;
+		pb->chunk_len = n;
+		pb->chunk_pos = 0;
+		return true;
+	}
+	/* detached: the end of the merge, or worker 0 failed */
+	SpinLockAcquire(&pb->shared->mutex);
+	done = pb->shared->merge_done;
+	SpinLockRelease(&pb->shared->mutex);
+	if (!done)
+	{
+		/* its error, if it sent one, is raised here */
+		WaitForParallelWorkersToFinish(pb->pcxt);
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("srmsort: the parallel worker merging the index tuples exited early")));
+	}
+	pb->stream_done = true;
+	return false;
+}
+
+/*
  * SrmParallelNextTuple
  *		See pbuild.h.
  */
 IndexTuple
 SrmParallelNextTuple(SrmParallelBuild *pb)
 {
+	IndexTuple	itup;
+
 	while (pb->chunk_pos >= pb->chunk_len)
-	{
-		shm_mq_result res;
-		Size		n;
-		void	   *data;
-		bool		done;
-
-		if (pb->stream_done)
+		if (!next_chunk(pb))
 			return NULL;
-		res = shm_mq_receive(pb->mqh, &n, &data, false);
-		if (res == SHM_MQ_SUCCESS)
-		{
-			if ((uintptr_t) data % MAXIMUM_ALIGNOF != 0)
-			{
-				if (pb->aligned == NULL)
-					pb->aligned = MemoryContextAlloc(GetMemoryChunkContext(pb),
-													 SRM_PB_CHUNK);
-				memcpy(pb->aligned, data, n);
-				data = pb->aligned;
-			}
-			pb->chunk = data;
-			pb->chunk_len = n;
-			pb->chunk_pos = 0;
-			continue;
-		}
-		/* detached: the end of the merge, or worker 0 failed */
-		SpinLockAcquire(&pb->shared->mutex);
-		done = pb->shared->merge_done;
-		SpinLockRelease(&pb->shared->mutex);
-		if (!done)
-		{
-			/* its error, if it sent one, is raised here */
-			WaitForParallelWorkersToFinish(pb->pcxt);
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("srmsort: the parallel worker merging the index tuples exited early")));
-		}
-		pb->stream_done = true;
-	}
-	{
-		IndexTuple	itup = (IndexTuple) (pb->chunk + pb->chunk_pos);
-
-		pb->chunk_pos += MAXALIGN(IndexTupleSize(itup));
-		return itup;
-	}
+	itup = (IndexTuple) (pb->chunk + pb->chunk_pos);
+	pb->chunk_pos += MAXALIGN(IndexTupleSize(itup));
+	return itup;
 }
 
 /*
@@ -645,11 +655,8 @@ SrmParallelNextTuple(SrmParallelBuild *pb)
 void
 SrmParallelWaitMerge(SrmParallelBuild *pb)
 {
-	IndexTuple	itup = SrmParallelNextTuple(pb);
-
-	/* put it back: the load takes it first */
-	if (itup != NULL)
-		pb->chunk_pos -= MAXALIGN(IndexTupleSize(itup));
+	if (pb->chunk_pos >= pb->chunk_len)
+		(void) next_chunk(pb);
 }
 
 /*
@@ -659,9 +666,9 @@ SrmParallelWaitMerge(SrmParallelBuild *pb)
 void
 SrmParallelMergeStats(SrmParallelBuild *pb, SrmSortStats *stats)
 {
-	SpinLockAcquire(&pb->shared->mutex);
+	/* written before merge_done, which the end of the stream has shown */
+	Assert(pb->stream_done);
 	*stats = pb->shared->merge_stats;
-	SpinLockRelease(&pb->shared->mutex);
 }
 
 /*

@@ -230,8 +230,9 @@ define_settings(void)
 
 	DefineCustomIntVariable("srmsort.debug_merge_pause",
 							"Developer option: makes an external sort wait this long before its merges.",
-							"The wait can be canceled; 0 means no wait.  For the "
-							"disk-full tests, which fill a disk meanwhile.",
+							"The wait can be canceled; 0 means no wait.  For tests "
+							"that act on the sort meanwhile (fill a disk, watch "
+							"its progress, cancel it).",
 							&srmsort_debug_merge_pause, 0, 0, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
 							NULL, NULL, NULL);
