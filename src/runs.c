@@ -30,6 +30,8 @@
 
 #include <sys/mman.h>
 
+#include "access/itup.h"
+#include "access/heaptoast.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -346,10 +348,15 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 		 * Tuples are visited in sorted order, i.e. all over memory: fetch
 		 * them a few ahead, and the array further ahead.
 		 */
-		if (i + 33 < n)
-			__builtin_prefetch(&tuples[i + 33]);
-		if (i + 9 < n)
-			__builtin_prefetch(tuples[i + 9].tuple);
+		if (i + 48 < n)
+			__builtin_prefetch(&tuples[i + 48]);
+		if (i + 16 < n)
+		{
+			const char *ahead = tuples[i + 16].tuple;
+
+			__builtin_prefetch(ahead);
+			__builtin_prefetch(ahead + tuples[i + 16].len - 1);
+		}
 #endif
 		SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
 	}
@@ -470,4 +477,77 @@ SrmMemLoadRelease(SrmMemLoad *load)
 	pfree(load->tuples);
 	load->tuples = NULL;
 	load->maxtuples = 0;
+}
+
+/* ---------- btree index tuples formed in place ---------- */
+
+/*
+ * SrmIndexTupleSize
+ *		The size index_form_tuple would give the index tuple of values,
+ *		and its data size, when the values need none of its TOAST work:
+ *		no external value, and no plain varlena above TOAST_INDEX_TARGET
+ *		(which it would try to compress).  0 otherwise, and for tuples too
+ *		large for an index tuple, which index_form_tuple must refuse in its
+ *		own words.
+ */
+Size
+SrmIndexTupleSize(TupleDesc desc, const Datum *values, const bool *isnull,
+				  Size *data_size)
+{
+	bool		hasnull = false;
+	Size		size;
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		const struct varlena *v;
+
+		if (isnull[i])
+		{
+			hasnull = true;
+			continue;
+		}
+		if (TupleDescAttr(desc, i)->attlen != -1)
+			continue;
+		v = (const struct varlena *) DatumGetPointer(values[i]);
+		if (VARATT_IS_EXTERNAL(v) ||
+			(!VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_INDEX_TARGET))
+			return 0;
+	}
+	*data_size = heap_compute_data_size(desc, (Datum *) values, (bool *) isnull);
+	size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+					*data_size);
+	if ((size & INDEX_SIZE_MASK) != size)
+		return 0;
+	return size;
+}
+
+/*
+ * SrmIndexTupleFill
+ *		Form at dst the index tuple SrmIndexTupleSize sized: byte for byte
+ *		what index_form_tuple would palloc (padding zeroed), without the
+ *		palloc and the copy.  The caller sets t_tid.
+ */
+void
+SrmIndexTupleFill(TupleDesc desc, const Datum *values, const bool *isnull,
+				  Size size, Size data_size, char *dst)
+{
+	IndexTuple	itup = (IndexTuple) dst;
+	unsigned short infomask = 0;
+	uint16		tupmask = 0;
+	bool		hasnull = false;
+	int			i;
+
+	for (i = 0; i < desc->natts && !hasnull; i++)
+		hasnull = isnull[i];
+	if (hasnull)
+		infomask |= INDEX_NULL_MASK;
+	memset(dst, 0, size);
+	heap_fill_tuple(desc, (Datum *) values, (bool *) isnull,
+					dst + IndexInfoFindDataOffset(infomask), data_size,
+					&tupmask,
+					hasnull ? (bits8 *) dst + sizeof(IndexTupleData) : NULL);
+	if (tupmask & HEAP_HASVARWIDTH)
+		infomask |= INDEX_VAR_MASK;
+	itup->t_info = infomask | size;
 }

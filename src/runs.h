@@ -64,6 +64,13 @@ extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
 extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
 extern void SrmMemLoadRelease(SrmMemLoad *load);
 
+/* Forming btree index tuples in place (see runs.c). */
+extern Size SrmIndexTupleSize(TupleDesc desc, const Datum *values,
+							  const bool *isnull, Size *data_size);
+extern void SrmIndexTupleFill(TupleDesc desc, const Datum *values,
+							  const bool *isnull, Size size, Size data_size,
+							  char *dst);
+
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size
 SrmMemLoadBytes(SrmMemLoad *load)

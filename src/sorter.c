@@ -729,9 +729,22 @@ void
 SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 						Datum *values, bool *isnull)
 {
-	IndexTuple	itup = index_form_tuple(RelationGetDescr(indexRel), values,
-										isnull);
+	TupleDesc	desc = RelationGetDescr(indexRel);
+	Size		data_size;
+	Size		len = SrmIndexTupleSize(desc, values, isnull, &data_size);
+	IndexTuple	itup;
 
+	if (len > 0)
+	{
+		/* formed in the arena: no palloc, no copy */
+		make_room(s, len);
+		itup = SrmMemLoadAlloc(&s->load, len);
+		SrmIndexTupleFill(desc, values, isnull, len, data_size, (char *) itup);
+		itup->t_tid = *self;
+		added(s, itup, len);
+		return;
+	}
+	itup = index_form_tuple(desc, values, isnull);
 	itup->t_tid = *self;
 	put_tuple(s, itup, IndexTupleSize(itup));
 	pfree(itup);
