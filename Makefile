@@ -19,6 +19,7 @@ OBJS = \
 	src/mergeplan.o \
 	src/node.o \
 	src/pbuild.o \
+	src/relwrite.o \
 	src/plan.o \
 	src/radix.o \
 	src/record.o \

@@ -380,6 +380,11 @@ raise_error(SrmIo *io)
 	{
 		if (result >= 0)
 			errno = ENOSPC;		/* a short write means a full disk */
+		if (io->set->relation_writes)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not extend file \"%s\": %m", io->path),
+					 errhint("Check free disk space.")));
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write to file \"%s\": %m", io->path)));

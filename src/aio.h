@@ -69,6 +69,8 @@ typedef struct SrmIoSet
 	SrmIo	   *prep_head;		/* prepared, not yet submitted */
 	SrmIo	   *prep_tail;
 	double		wait_ms;		/* time blocked in SrmIoWait/SrmIoDrain */
+	bool		relation_writes;	/* writes extend a relation: errors in
+									 * the storage manager's words */
 	/* called when a request completes, with its service time (never ERRORs) */
 	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
 	void	   *on_complete_arg;

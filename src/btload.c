@@ -47,12 +47,16 @@
 
 #include "btload.h"
 #include "compat.h"
+#include "relwrite.h"
 
 #if PG_VERSION_NUM >= 160000
 #define SRM_INDEX_LOCATOR(rel)	(&(rel)->rd_locator)
 #else
 #define SRM_INDEX_LOCATOR(rel)	(&(rel)->rd_node)
 #endif
+
+/* finished pages logged in one WAL record (log_newpages' maximum) */
+#define SRM_BT_WAL_BATCH	XLR_MAX_BLOCK_ID
 
 /* fill limit of internal pages: free space to keep (nbtree's 70%) */
 #define SRM_INTERNAL_FREE	(BLCKSZ * (100 - BTREE_NONLEAF_FILLFACTOR) / 100)
@@ -80,8 +84,10 @@ struct SrmBtLoader
 	bool		use_wal;
 	bool		need_sync;
 	BlockNumber alloced;		/* next block number to hand out */
-	BlockNumber written;		/* blocks written so far (file length) */
-	Page		zeropage;
+	SrmRelWriter *writer;
+	int			npending;		/* finished pages not yet logged */
+	BlockNumber pending_blknos[SRM_BT_WAL_BATCH];
+	Page		pending[SRM_BT_WAL_BATCH];
 	SrmBtLevel *leaf;			/* NULL until the first tuple */
 	BTDedupState dstate;		/* NULL unless deduplicating */
 	IndexTuple	dbase;			/* room for the pending list's base tuple */
@@ -122,7 +128,7 @@ SrmBtLoadBegin(Relation heapRel, Relation indexRel, bool allow_dedup)
 	ld->need_sync = ld->use_wal ||
 		indexRel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED;
 	ld->alloced = BTREE_METAPAGE + 1;	/* the metapage comes last */
-	ld->written = 0;
+	ld->writer = SrmRelWriterBegin(indexRel);
 
 	if (allow_dedup && ld->inskey->allequalimage &&
 		BTGetDeduplicateItems(indexRel))
@@ -304,36 +310,43 @@ finish_page(SrmBtLoader *ld, SrmBtLevel *lv)
 }
 
 /*
+ * flush_pending
+ *		WAL-log the pending pages in one record (if the index needs WAL),
+ *		then checksum them and hand them to the writer.
+ */
+static void
+flush_pending(SrmBtLoader *ld)
+{
+	int			i;
+
+	if (ld->npending == 0)
+		return;
+	if (ld->use_wal)
+		log_newpages(SRM_INDEX_LOCATOR(ld->index), MAIN_FORKNUM, ld->npending,
+					 ld->pending_blknos, ld->pending, true);
+	for (i = 0; i < ld->npending; i++)
+	{
+		PageSetChecksumInplace(ld->pending[i], ld->pending_blknos[i]);
+		SrmRelWriterPut(ld->writer, ld->pending_blknos[i], ld->pending[i]);
+		pfree(ld->pending[i]);
+	}
+	ld->npending = 0;
+}
+
+/*
  * write_page
- *		WAL-log (if needed), checksum and write a finished page, then free
- *		it.  Blocks skipped so far (reserved for pages still open) are
- *		zero-filled first so the file grows sequentially.
+ *		Queue a finished page for its WAL record and write (the loader
+ *		frees it).  Blocks are written in the background (relwrite.c), as
+ *		PostgreSQL's build writes them: zeros for blocks reserved for pages
+ *		still open, overwritten when those pages are done.
  */
 static void
 write_page(SrmBtLoader *ld, Page page, BlockNumber blkno)
 {
-	if (ld->use_wal)
-		log_newpage(SRM_INDEX_LOCATOR(ld->index), MAIN_FORKNUM, blkno, page, true);
-
-	while (blkno > ld->written)
-	{
-		if (ld->zeropage == NULL)
-			ld->zeropage = palloc0(BLCKSZ);
-		smgrextend(RelationGetSmgr(ld->index), MAIN_FORKNUM, ld->written++,
-				   (char *) ld->zeropage, true);
-	}
-
-	PageSetChecksumInplace(page, blkno);
-	if (blkno == ld->written)
-	{
-		smgrextend(RelationGetSmgr(ld->index), MAIN_FORKNUM, blkno,
-				   (char *) page, true);
-		ld->written++;
-	}
-	else
-		smgrwrite(RelationGetSmgr(ld->index), MAIN_FORKNUM, blkno,
-				  (char *) page, true);
-	pfree(page);
+	ld->pending_blknos[ld->npending] = blkno;
+	ld->pending[ld->npending++] = page;
+	if (ld->npending == SRM_BT_WAL_BATCH)
+		flush_pending(ld);
 }
 
 /*
@@ -451,11 +464,13 @@ SrmBtLoadFinish(SrmBtLoader *ld)
 	meta = palloc(BLCKSZ);
 	_bt_initmetapage(meta, root, rootlevel, ld->inskey->allequalimage);
 	write_page(ld, meta, BTREE_METAPAGE);
+	flush_pending(ld);
+	npages = SrmRelWriterEnd(ld->writer);
+	ld->writer = NULL;
 
 	if (ld->need_sync)
 		smgrimmedsync(RelationGetSmgr(ld->index), MAIN_FORKNUM);
 
-	npages = ld->written;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ld->cxt);
 	return npages;

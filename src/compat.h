@@ -12,8 +12,10 @@
 #ifndef SRM_COMPAT_H
 #define SRM_COMPAT_H
 
+#include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/lock.h"
+#include "storage/smgr.h"
 #include "utils/guc.h"
 #include "utils/pg_locale.h"
 #if PG_VERSION_NUM >= 170000
@@ -84,6 +86,22 @@ SrmMyBackendSlot(void)
 	if (MyBackendId == InvalidBackendId || MyBackendId > MaxBackends)
 		return -1;
 	return MyBackendId - 1;
+#endif
+}
+
+/*
+ * The path of a relation fork's first segment file, palloc'd (16 renamed
+ * RelFileNode to RelFileLocator; 18's relpath returns a struct).
+ */
+static inline char *
+SrmRelationPath(SMgrRelation reln, ForkNumber forknum)
+{
+#if PG_VERSION_NUM >= 180000
+	return pstrdup(relpath(reln->smgr_rlocator, forknum).str);
+#elif PG_VERSION_NUM >= 160000
+	return relpath(reln->smgr_rlocator, forknum);
+#else
+	return relpath(reln->smgr_rnode, forknum);
 #endif
 }
 

@@ -170,6 +170,48 @@ SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
 }
 
 /*
+ * SrmRecIntKey
+ *		The normalized key of a heap sort's integer first key (fast_int),
+ *		read from a tuple whose t_infomask2 is at hdr and whose data begins
+ *		at data; false if the tuple has NULLs or lacks the column.
+ */
+static inline bool
+SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
+			 uint64 *key)
+{
+	uint16		infomask2,
+				infomask;
+	const char *p = data + fmt->key_off;
+	int64		v;
+	uint64		u;
+
+	memcpy(&infomask2, hdr, sizeof(uint16));
+	memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
+	if ((infomask & HEAP_HASNULL) ||
+		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
+		return false;
+	if (fmt->key_len == 8)
+		memcpy(&v, p, sizeof(int64));
+	else if (fmt->key_len == 4)
+	{
+		int32		v32;
+
+		memcpy(&v32, p, sizeof(int32));
+		v = v32;
+	}
+	else
+	{
+		int16		v16;
+
+		memcpy(&v16, p, sizeof(int16));
+		v = v16;
+	}
+	u = (uint64) v ^ UINT64CONST(0x8000000000000000);
+	*key = fmt->key_desc ? ~u : u;
+	return true;
+}
+
+/*
  * SrmRecReadKey
  *		SrmRecKey, with the common case inline: a short record of a heap
  *		sort on an integer column, with no NULLs.
@@ -179,42 +221,11 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 {
 	uint8		b = (uint8) rec[0];
 
-	if (likely(fmt->fast_int) && b < 0x80 && !(b & 1))
+	if (likely(fmt->fast_int) && b < 0x80 && !(b & 1) &&
+		SrmRecIntKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key))
 	{
-		const char *body = rec + 1;
-		uint16		infomask2,
-					infomask;
-
-		memcpy(&infomask2, body, sizeof(uint16));
-		memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
-		if (!(infomask & HEAP_HASNULL) &&
-			(infomask2 & HEAP_NATTS_MASK) > fmt->key_att)
-		{
-			const char *p = body + SRM_REC_HEAP_FIXED + fmt->key_off;
-			int64		v;
-			uint64		u;
-
-			if (fmt->key_len == 8)
-				memcpy(&v, p, sizeof(int64));
-			else if (fmt->key_len == 4)
-			{
-				int32		v32;
-
-				memcpy(&v32, p, sizeof(int32));
-				v = v32;
-			}
-			else
-			{
-				int16		v16;
-
-				memcpy(&v16, p, sizeof(int16));
-				v = v16;
-			}
-			u = (uint64) v ^ UINT64CONST(0x8000000000000000);
-			*key = fmt->key_desc ? ~u : u;
-			*nrank = SRM_NRANK_VALUE;
-			return 1 + (b >> 1);
-		}
+		*nrank = SRM_NRANK_VALUE;
+		return 1 + (b >> 1);
 	}
 	return SrmRecKey(fmt, rec, key, nrank);
 }

@@ -123,6 +123,7 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 {
 	memset(load, 0, sizeof(SrmMemLoad));
 	load->keys = keys;
+	SrmRecFormatInit(&load->fmt, keys);
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);
 	/*
@@ -287,8 +288,24 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 	Assert(load->ntuples < load->maxtuples);
 	t->tuple = tuple;
 	t->len = (uint32) len;
-	SrmKeysSetDatum1(load->keys, t, true);
 	load->ntuples++;
+	if (load->fmt.fast_int)
+	{
+		/* an integer key read in place, as run records do */
+		const char *mt = tuple;
+		uint64		key;
+
+		if (SrmRecIntKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
+						 mt + ((MinimalTuple) tuple)->t_hoff - MINIMAL_TUPLE_OFFSET,
+						 &key))
+		{
+			t->datum1 = (Datum) key;
+			t->nrank = SRM_NRANK_VALUE;
+			t->isnull1 = false;
+			return;
+		}
+	}
+	SrmKeysSetDatum1(load->keys, t, true);
 }
 
 /*

@@ -40,6 +40,7 @@ typedef struct SrmMemLoad
 	Size		arena_bytes;	/* bytes of arena chunks this run uses */
 	Size		chunk_size;
 	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
+	SrmRecFormat fmt;			/* for reading integer keys in place */
 	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
 	uint32		lent_save;		/* the bytes its t_len covers */
 } SrmMemLoad;

@@ -42,6 +42,31 @@ my ($ret, $out, $err) = $node->psql('postgres',
 	"SET srmsort.tablespaces = 'srm_d0, tiny';\n\\set VERBOSITY verbose\n$q");
 like($err, qr/ERROR:  53100/, "the error is ERRCODE_DISK_FULL");
 
+# Disk full while an index build writes the index's pages: srmsort's build
+# fails with the error PostgreSQL's own build gives (its storage manager's
+# "could not extend file"), and leaves nothing on the full disk.
+for my $sys ('off', 'io_uring', 'sync')
+{
+	my $set = $sys eq 'off' ? 'SET srmsort.enabled = off;'
+	  : "SET srmsort.io_method = $sys; SET srmsort.trace = on;";
+	my ($iret, $iout, $ierr) = $node->psql('postgres',
+		"$set SET max_parallel_maintenance_workers = 0;\n\\set VERBOSITY verbose\n"
+		  . "CREATE INDEX d_t_tiny ON d (t) TABLESPACE tiny");
+	isnt($iret, 0, "index build ($sys) fails when the index's disk fills up");
+	like($ierr, qr/ERROR:  53100: could not extend file "pg_tblspc\/[^"]*": No space left on device/,
+		"index build ($sys): the storage manager's error, naming the index's file");
+	like($ierr, qr/HINT:  Check free disk space\./, "index build ($sys): its hint");
+	# the first segment stays, truncated, until the next checkpoint
+	is_deeply([ grep { -s $_ } glob("$small/PG_*/*/*") ], [],
+		"index build ($sys): no data left on the full disk");
+}
+$node->safe_psql('postgres', "SET srmsort.trace = on; CREATE INDEX d_t ON d (t)");
+$node->safe_psql('postgres', "CREATE EXTENSION IF NOT EXISTS amcheck");
+is($node->safe_psql('postgres', "SELECT bt_index_parent_check('d_t', true)"), '',
+	"the next index build works (amcheck)");
+like(slurp_file($node->logfile), qr/srmsort: built index "d_t"/, "srmsort built it");
+$node->safe_psql('postgres', "DROP INDEX d_t");
+
 # Disk full during a merge: the sort pauses between its runs and its
 # intermediate merges (srmsort.debug_merge_pause) and the test fills the
 # small filesystem meanwhile.  A merge writes into the slots its own reads
