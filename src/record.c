@@ -91,7 +91,7 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->key_align = katt->attalign;
 	fmt->derive = true;
 	fmt->key_desc = keys->norm_desc;
-	fmt->fast_int = fmt->heap &&
+	fmt->fast_int =
 		(keys->norm == SRM_NORM_INT16 || keys->norm == SRM_NORM_INT32 ||
 		 keys->norm == SRM_NORM_INT64);
 }
@@ -306,7 +306,7 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	uint32		v;
 
 	/* the common case inline: an integer key, no NULLs */
-	if (fmt->fast_int && !(mt->t_infomask & HEAP_HASNULL) &&
+	if (fmt->fast_int && fmt->heap && !(mt->t_infomask & HEAP_HASNULL) &&
 		HeapTupleHeaderGetNatts(mt) > fmt->key_att)
 		storekey = false;
 	else

@@ -31,8 +31,8 @@ typedef struct SrmRecFormat
 	int16		key_len;		/* its attlen */
 	bool		key_byval;
 	char		key_align;
-	bool		fast_int;		/* heap sort, key an integer column found
-								 * at key_off when the tuple has no NULLs */
+	bool		fast_int;		/* key an integer column found at key_off
+								 * when the tuple has no NULLs */
 	bool		key_desc;
 } SrmRecFormat;
 
@@ -170,26 +170,15 @@ SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
 }
 
 /*
- * SrmRecIntKey
- *		The normalized key of a heap sort's integer first key (fast_int),
- *		read from a tuple whose t_infomask2 is at hdr and whose data begins
- *		at data; false if the tuple has NULLs or lacks the column.
+ * SrmRecIntAt
+ *		The normalized key of the integer first key (fast_int) stored at p.
  */
-static inline bool
-SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
-			 uint64 *key)
+static inline uint64
+SrmRecIntAt(SrmRecFormat *fmt, const char *p)
 {
-	uint16		infomask2,
-				infomask;
-	const char *p = data + fmt->key_off;
 	int64		v;
 	uint64		u;
 
-	memcpy(&infomask2, hdr, sizeof(uint16));
-	memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
-	if ((infomask & HEAP_HASNULL) ||
-		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
-		return false;
 	if (fmt->key_len == 8)
 		memcpy(&v, p, sizeof(int64));
 	else if (fmt->key_len == 4)
@@ -207,7 +196,45 @@ SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
 		v = v16;
 	}
 	u = (uint64) v ^ UINT64CONST(0x8000000000000000);
-	*key = fmt->key_desc ? ~u : u;
+	return fmt->key_desc ? ~u : u;
+}
+
+/*
+ * SrmRecIntKey
+ *		The normalized key of a heap sort's integer first key (fast_int),
+ *		read from a tuple whose t_infomask2 is at hdr and whose data begins
+ *		at data; false if the tuple has NULLs or lacks the column.
+ */
+static inline bool
+SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
+			 uint64 *key)
+{
+	uint16		infomask2,
+				infomask;
+
+	memcpy(&infomask2, hdr, sizeof(uint16));
+	memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
+	if ((infomask & HEAP_HASNULL) ||
+		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
+		return false;
+	*key = SrmRecIntAt(fmt, data + fmt->key_off);
+	return true;
+}
+
+/*
+ * SrmRecIndexIntKey
+ *		The same for an index sort's integer first key, of the IndexTuple
+ *		at itup (unaligned).
+ */
+static inline bool
+SrmRecIndexIntKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
+{
+	unsigned short info;
+
+	memcpy(&info, itup + offsetof(IndexTupleData, t_info), sizeof(info));
+	if (info & INDEX_NULL_MASK)
+		return false;
+	*key = SrmRecIntAt(fmt, itup + IndexInfoFindDataOffset(0) + fmt->key_off);
 	return true;
 }
 
@@ -222,7 +249,9 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 	uint8		b = (uint8) rec[0];
 
 	if (likely(fmt->fast_int) && b < 0x80 && !(b & 1) &&
-		SrmRecIntKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key))
+		(fmt->heap ?
+		 SrmRecIntKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
+		 SrmRecIndexIntKey(fmt, rec + 1, key)))
 	{
 		*nrank = SRM_NRANK_VALUE;
 		return 1 + (b >> 1);

@@ -124,6 +124,24 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	memset(load, 0, sizeof(SrmMemLoad));
 	load->keys = keys;
 	SrmRecFormatInit(&load->fmt, keys);
+	if (keys->kind == SRM_KEYS_INDEX)
+	{
+		TupleDesc	desc = keys->tupdesc;
+		Size		off = 0;
+		int			i;
+
+		load->ix_fixed = true;
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (att->attlen <= 0)
+				load->ix_fixed = false;
+			else
+				off = att_align_nominal(off, att->attalign) + att->attlen;
+		}
+		load->ix_size = MAXALIGN(IndexInfoFindDataOffset(0) + off);
+	}
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);
 	/*
@@ -295,9 +313,11 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 		const char *mt = tuple;
 		uint64		key;
 
-		if (SrmRecIntKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
+		if (load->fmt.heap ?
+			SrmRecIntKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
 						 mt + ((MinimalTuple) tuple)->t_hoff - MINIMAL_TUPLE_OFFSET,
-						 &key))
+						 &key) :
+			SrmRecIndexIntKey(&load->fmt, tuple, &key))
 		{
 			t->datum1 = (Datum) key;
 			t->nrank = SRM_NRANK_VALUE;
@@ -508,9 +528,10 @@ SrmMemLoadRelease(SrmMemLoad *load)
  *		own words.
  */
 Size
-SrmIndexTupleSize(TupleDesc desc, const Datum *values, const bool *isnull,
+SrmIndexTupleSize(SrmMemLoad *load, const Datum *values, const bool *isnull,
 				  Size *data_size)
 {
+	TupleDesc	desc = load->keys->tupdesc;
 	bool		hasnull = false;
 	Size		size;
 	int			i;
@@ -524,12 +545,17 @@ SrmIndexTupleSize(TupleDesc desc, const Datum *values, const bool *isnull,
 			hasnull = true;
 			continue;
 		}
-		if (TupleDescAttr(desc, i)->attlen != -1)
+		if (load->ix_fixed || TupleDescAttr(desc, i)->attlen != -1)
 			continue;
 		v = (const struct varlena *) DatumGetPointer(values[i]);
 		if (VARATT_IS_EXTERNAL(v) ||
 			(!VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_INDEX_TARGET))
 			return 0;
+	}
+	if (load->ix_fixed && !hasnull)
+	{
+		*data_size = 0;			/* not needed */
+		return load->ix_size;
 	}
 	*data_size = heap_compute_data_size(desc, (Datum *) values, (bool *) isnull);
 	size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
@@ -543,12 +569,15 @@ SrmIndexTupleSize(TupleDesc desc, const Datum *values, const bool *isnull,
  * SrmIndexTupleFill
  *		Form at dst the index tuple SrmIndexTupleSize sized: byte for byte
  *		what index_form_tuple would palloc (padding zeroed), without the
- *		palloc and the copy.  The caller sets t_tid.
+ *		palloc and the copy.  Fixed-length columns without NULLs are stored
+ *		as heap_fill_tuple would store them, without its general loop.  The
+ *		caller sets t_tid.
  */
 void
-SrmIndexTupleFill(TupleDesc desc, const Datum *values, const bool *isnull,
+SrmIndexTupleFill(SrmMemLoad *load, const Datum *values, const bool *isnull,
 				  Size size, Size data_size, char *dst)
 {
+	TupleDesc	desc = load->keys->tupdesc;
 	IndexTuple	itup = (IndexTuple) dst;
 	unsigned short infomask = 0;
 	uint16		tupmask = 0;
@@ -557,9 +586,28 @@ SrmIndexTupleFill(TupleDesc desc, const Datum *values, const bool *isnull,
 
 	for (i = 0; i < desc->natts && !hasnull; i++)
 		hasnull = isnull[i];
+	memset(dst, 0, size);
+	if (load->ix_fixed && !hasnull)
+	{
+		char	   *data = dst + IndexInfoFindDataOffset(0);
+		Size		off = 0;
+
+		for (i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			off = att_align_nominal(off, att->attalign);
+			if (att->attbyval)
+				store_att_byval(data + off, values[i], att->attlen);
+			else
+				memcpy(data + off, DatumGetPointer(values[i]), att->attlen);
+			off += att->attlen;
+		}
+		itup->t_info = size;
+		return;
+	}
 	if (hasnull)
 		infomask |= INDEX_NULL_MASK;
-	memset(dst, 0, size);
 	heap_fill_tuple(desc, (Datum *) values, (bool *) isnull,
 					dst + IndexInfoFindDataOffset(infomask), data_size,
 					&tupmask,

@@ -41,6 +41,8 @@ typedef struct SrmMemLoad
 	Size		chunk_size;
 	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
 	SrmRecFormat fmt;			/* for reading integer keys in place */
+	bool		ix_fixed;		/* index sort, every column fixed-length */
+	Size		ix_size;		/* ... the size of its tuples without NULLs */
 	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
 	uint32		lent_save;		/* the bytes its t_len covers */
 } SrmMemLoad;
@@ -66,9 +68,9 @@ extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
 extern void SrmMemLoadRelease(SrmMemLoad *load);
 
 /* Forming btree index tuples in place (see runs.c). */
-extern Size SrmIndexTupleSize(TupleDesc desc, const Datum *values,
+extern Size SrmIndexTupleSize(SrmMemLoad *load, const Datum *values,
 							  const bool *isnull, Size *data_size);
-extern void SrmIndexTupleFill(TupleDesc desc, const Datum *values,
+extern void SrmIndexTupleFill(SrmMemLoad *load, const Datum *values,
 							  const bool *isnull, Size size, Size data_size,
 							  char *dst);
 

@@ -731,7 +731,7 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 {
 	TupleDesc	desc = RelationGetDescr(indexRel);
 	Size		data_size;
-	Size		len = SrmIndexTupleSize(desc, values, isnull, &data_size);
+	Size		len = SrmIndexTupleSize(&s->load, values, isnull, &data_size);
 	IndexTuple	itup;
 
 	if (len > 0)
@@ -739,7 +739,7 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 		/* formed in the arena: no palloc, no copy */
 		make_room(s, len);
 		itup = SrmMemLoadAlloc(&s->load, len);
-		SrmIndexTupleFill(desc, values, isnull, len, data_size, (char *) itup);
+		SrmIndexTupleFill(&s->load, values, isnull, len, data_size, (char *) itup);
 		itup->t_tid = *self;
 		added(s, itup, len);
 		return;
