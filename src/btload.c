@@ -20,9 +20,10 @@
  * deduplicate_items option, and every key column "equal image"), groups
  * runs of binary-equal keys into posting lists of at most 1/10 of a page.
  *
- * Pages bypass shared buffers.  When the index needs WAL each page is logged
- * as a full-page image before it is written, and the file is fsynced at the
- * end, because a checkpoint that started during the build knows nothing of
+ * Pages bypass shared buffers.  When the index needs WAL the pages are
+ * logged as full-page images, 32 to a record, before they are written (by
+ * relwrite.c, in the background), and the file is fsynced at the end,
+ * because a checkpoint that started during the build knows nothing of
  * these writes.  Unlogged indexes are fsynced too, for the same reason (a
  * clean shutdown followed by an OS crash must not lose them); temporary
  * ones need neither.  Permanent indexes that skip WAL (wal_level minimal,
