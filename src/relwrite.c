@@ -46,8 +46,8 @@
 #define SRM_RW_NBUF		4		/* windows: one filling, the rest in flight */
 #define SRM_RW_ALIGN	4096	/* buffer alignment, for the kernel's copy */
 
-StaticAssertDecl(RELSEG_SIZE % SRM_RW_WINDOW == 0,
-				 "windows must not straddle segment files");
+StaticAssertDecl(RELSEG_SIZE % SRM_RW_WINDOW == 0 && SRM_RW_WINDOW <= 32,
+				 "windows must not straddle segment files, and fit a 32-bit mask");
 
 typedef struct SrmRwBuf
 {
@@ -70,6 +70,7 @@ struct SrmRelWriter
 	int			cur;			/* the window being filled */
 	BlockNumber base;			/* its first block */
 	int			top;			/* its blocks up to the last one filled */
+	uint32		filled;			/* its blocks filled, a bit each */
 	BlockNumber length;			/* the fork's length when all is written */
 };
 
@@ -110,7 +111,7 @@ SrmRelWriterBegin(Relation rel)
 	for (i = 0; i < w->nsegs; i++)
 		w->fds[i] = -1;
 	mem = (char *) TYPEALIGN(SRM_RW_ALIGN,
-							 palloc0(SRM_RW_NBUF * SRM_RW_WINDOW * BLCKSZ +
+							 palloc(SRM_RW_NBUF * SRM_RW_WINDOW * BLCKSZ +
 									 SRM_RW_ALIGN));
 	for (i = 0; i < SRM_RW_NBUF; i++)
 		w->bufs[i].data = mem + (Size) i * SRM_RW_WINDOW * BLCKSZ;
@@ -159,7 +160,7 @@ segment_fd(SrmRelWriter *w, int seg, char **path)
 /*
  * flush
  *		Send the window being filled to the kernel (its first n blocks) and
- *		start filling the next buffer, zeroed, at block next_base.
+ *		start filling the next buffer at block next_base.
  */
 static void
 flush(SrmRelWriter *w, int n, BlockNumber next_base)
@@ -170,6 +171,12 @@ flush(SrmRelWriter *w, int n, BlockNumber next_base)
 
 	if (n > 0)
 	{
+		int			i;
+
+		/* zeros where no page has come yet */
+		for (i = 0; i < n; i++)
+			if (!(w->filled & ((uint32) 1 << i)))
+				memset(b->data + (Size) i * BLCKSZ, 0, BLCKSZ);
 		fd = segment_fd(w, w->base / RELSEG_SIZE, &path);
 		b->first = w->base;
 		b->nblocks = n;
@@ -182,9 +189,9 @@ flush(SrmRelWriter *w, int n, BlockNumber next_base)
 	b = &w->bufs[w->cur];
 	SrmIoWait(w->set, &b->io);
 	b->nblocks = 0;
-	memset(b->data, 0, SRM_RW_WINDOW * BLCKSZ);
 	w->base = next_base;
 	w->top = 0;
+	w->filled = 0;
 }
 
 /*
@@ -241,6 +248,7 @@ SrmRelWriterPut(SrmRelWriter *w, BlockNumber blkno, Page page)
 	}
 	memcpy(w->bufs[w->cur].data + (Size) (blkno - w->base) * BLCKSZ, page, BLCKSZ);
 	w->top = Max(w->top, (int) (blkno - w->base) + 1);
+	w->filled |= (uint32) 1 << (blkno - w->base);
 }
 
 /*
