@@ -417,28 +417,6 @@ float_norm(double f)
 }
 
 /*
- * bytes_norm
- *		The first 8 bytes, big-endian, zero-padded: memcmp order of the
- *		prefix.
- */
-static inline uint64
-bytes_norm(const unsigned char *p, Size len)
-{
-	uint64		u = 0;
-	int			i;
-
-	if (len >= 8)
-	{
-		/* one load and a byte swap instead of eight shifts */
-		memcpy(&u, p, 8);
-		return pg_ntoh64(u);
-	}
-	for (i = 0; i < 8; i++)
-		u = (u << 8) | (i < (int) len ? p[i] : 0);
-	return u;
-}
-
-/*
  * SrmKeysNormalize
  *		The normalized first key and NULL rank of value d.
  */
@@ -479,7 +457,7 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 			break;
 		case SRM_NORM_BYTES:
 			if (keys->norm_uuid)
-				u = bytes_norm(DatumGetUUIDP(d)->data, UUID_LEN);
+				u = SrmBytesNorm(DatumGetUUIDP(d)->data, UUID_LEN);
 			else
 			{
 				struct varlena *v = (struct varlena *) DatumGetPointer(d);
@@ -492,12 +470,12 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 					 */
 					struct varlena *s = pg_detoast_datum_slice(v, 0, 8);
 
-					u = bytes_norm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
+					u = SrmBytesNorm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
 					if (s != v)
 						pfree(s);
 				}
 				else
-					u = bytes_norm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+					u = SrmBytesNorm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 			}
 			break;
 		case SRM_NORM_ABBREV:
@@ -518,7 +496,7 @@ void
 SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p, Size len,
 					  uint64 *key, uint8 *nrank)
 {
-	uint64		u = bytes_norm(p, len);
+	uint64		u = SrmBytesNorm(p, len);
 
 	*nrank = SRM_NRANK_VALUE;
 	*key = keys->norm_desc ? ~u : u;

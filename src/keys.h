@@ -14,6 +14,7 @@
 #include "access/htup_details.h"
 #include "access/itup.h"
 #include "access/skey.h"
+#include "port/pg_bswap.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
 
@@ -118,6 +119,28 @@ extern void SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull,
 /* The same for a SRM_NORM_BYTES value given as its bytes. */
 extern void SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p,
 								  Size len, uint64 *key, uint8 *nrank);
+
+/*
+ * SrmBytesNorm
+ *		The first 8 bytes of p[0..len), big-endian, zero-padded: memcmp
+ *		order of the prefix (SRM_NORM_BYTES before DESC).
+ */
+static inline uint64
+SrmBytesNorm(const unsigned char *p, Size len)
+{
+	uint64		u = 0;
+	int			i;
+
+	if (len >= 8)
+	{
+		/* one load and a byte swap instead of eight shifts */
+		memcpy(&u, p, 8);
+		return pg_ntoh64(u);
+	}
+	for (i = 0; i < 8; i++)
+		u = (u << 8) | (i < (int) len ? p[i] : 0);
+	return u;
+}
 
 /* Compare two tuples with normalized first keys. */
 static inline int

@@ -94,6 +94,8 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->fast_int =
 		(keys->norm == SRM_NORM_INT16 || keys->norm == SRM_NORM_INT32 ||
 		 keys->norm == SRM_NORM_INT64);
+	fmt->fast_bytes = keys->norm == SRM_NORM_BYTES && !keys->norm_uuid &&
+		fmt->key_len == -1 && fmt->key_end == fmt->key_off;
 }
 
 /*

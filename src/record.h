@@ -33,6 +33,9 @@ typedef struct SrmRecFormat
 	char		key_align;
 	bool		fast_int;		/* key an integer column found at key_off
 								 * when the tuple has no NULLs */
+	bool		fast_bytes;		/* key a SRM_NORM_BYTES varlena found at
+								 * key_off (no pad byte can come first)
+								 * when the tuple has no NULLs */
 	bool		key_desc;
 } SrmRecFormat;
 
@@ -200,13 +203,53 @@ SrmRecIntAt(SrmRecFormat *fmt, const char *p)
 }
 
 /*
- * SrmRecIntKey
- *		The normalized key of a heap sort's integer first key (fast_int),
- *		read from a tuple whose t_infomask2 is at hdr and whose data begins
- *		at data; false if the tuple has NULLs or lacks the column.
+ * SrmRecFastKeyAt
+ *		The normalized key of a fast_int or fast_bytes first key stored at
+ *		p; false for a varlena that is compressed or toasted.
  */
 static inline bool
-SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
+SrmRecFastKeyAt(SrmRecFormat *fmt, const char *p, uint64 *key)
+{
+	const unsigned char *d;
+	Size		len;
+	uint64		u;
+
+	if (fmt->fast_int)
+	{
+		*key = SrmRecIntAt(fmt, p);
+		return true;
+	}
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		d = (const unsigned char *) p + VARHDRSZ_SHORT;
+		len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+	}
+	else
+	{
+		uint32		h;
+
+		memcpy(&h, p, sizeof(h));
+		if (!VARATT_IS_4B_U(&h))
+			return false;
+		d = (const unsigned char *) p + VARHDRSZ;
+		len = VARSIZE_4B(&h) - VARHDRSZ;
+	}
+	u = SrmBytesNorm(d, len);
+	*key = fmt->key_desc ? ~u : u;
+	return true;
+}
+
+/*
+ * SrmRecHeapFastKey
+ *		The normalized key of a heap sort's fast_int or fast_bytes first
+ *		key, read from a tuple whose t_infomask2 is at hdr and whose data
+ *		begins at data; false if the tuple has NULLs or lacks the column,
+ *		or the value is compressed or toasted.
+ */
+static inline bool
+SrmRecHeapFastKey(SrmRecFormat *fmt, const char *hdr, const char *data,
 			 uint64 *key)
 {
 	uint16		infomask2,
@@ -217,41 +260,40 @@ SrmRecIntKey(SrmRecFormat *fmt, const char *hdr, const char *data,
 	if ((infomask & HEAP_HASNULL) ||
 		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
 		return false;
-	*key = SrmRecIntAt(fmt, data + fmt->key_off);
-	return true;
+	return SrmRecFastKeyAt(fmt, data + fmt->key_off, key);
 }
 
 /*
- * SrmRecIndexIntKey
- *		The same for an index sort's integer first key, of the IndexTuple
- *		at itup (unaligned).
+ * SrmRecIndexFastKey
+ *		The same for an index sort's first key, of the IndexTuple at itup
+ *		(unaligned).
  */
 static inline bool
-SrmRecIndexIntKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
+SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
 {
 	unsigned short info;
 
 	memcpy(&info, itup + offsetof(IndexTupleData, t_info), sizeof(info));
 	if (info & INDEX_NULL_MASK)
 		return false;
-	*key = SrmRecIntAt(fmt, itup + IndexInfoFindDataOffset(0) + fmt->key_off);
-	return true;
+	return SrmRecFastKeyAt(fmt, itup + IndexInfoFindDataOffset(0) + fmt->key_off,
+						   key);
 }
 
 /*
  * SrmRecReadKey
- *		SrmRecKey, with the common case inline: a short record of a heap
- *		sort on an integer column, with no NULLs.
+ *		SrmRecKey, with the common case inline: a short record of a sort
+ *		on an integer or bytewise-ordered column, with no NULLs.
  */
 static inline Size
 SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 {
 	uint8		b = (uint8) rec[0];
 
-	if (likely(fmt->fast_int) && b < 0x80 && !(b & 1) &&
+	if ((fmt->fast_int || fmt->fast_bytes) && b < 0x80 && !(b & 1) &&
 		(fmt->heap ?
-		 SrmRecIntKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
-		 SrmRecIndexIntKey(fmt, rec + 1, key)))
+		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
+		 SrmRecIndexFastKey(fmt, rec + 1, key)))
 	{
 		*nrank = SRM_NRANK_VALUE;
 		return 1 + (b >> 1);

@@ -307,17 +307,17 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 	t->tuple = tuple;
 	t->len = (uint32) len;
 	load->ntuples++;
-	if (load->fmt.fast_int)
+	if (load->fmt.fast_int || load->fmt.fast_bytes)
 	{
-		/* an integer key read in place, as run records do */
+		/* an integer or bytes key read in place, as run records do */
 		const char *mt = tuple;
 		uint64		key;
 
 		if (load->fmt.heap ?
-			SrmRecIntKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
+			SrmRecHeapFastKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
 						 mt + ((MinimalTuple) tuple)->t_hoff - MINIMAL_TUPLE_OFFSET,
 						 &key) :
-			SrmRecIndexIntKey(&load->fmt, tuple, &key))
+			SrmRecIndexFastKey(&load->fmt, tuple, &key))
 		{
 			t->datum1 = (Datum) key;
 			t->nrank = SRM_NRANK_VALUE;
