@@ -75,7 +75,7 @@
  * the table: the collation's keys then all come from ICU.
  *
  * When.  Listing the contractions walks ICU's whole root collation data:
- * 8-13 ms on the project machine (30 ms for Japanese, whose tailoring has
+ * 5-13 ms on the project machine (30 ms for Japanese, whose tailoring has
  * many context strings), what 20,000-30,000 keys from ICU cost; the checks
  * add under 1 ms.  A backend therefore makes a collation's first
  * srmsort.debug_icu_table_after keys (SRM_ICU_TABLE_AFTER) through ICU,
