@@ -188,7 +188,11 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 			break;
 		case TEXTOID:
 		case VARCHAROID:
-			/* bytewise order only under the C collation */
+			/*
+			 * Bytewise order under C-ordered collations; ICU's primary
+			 * weights under ICU collations.  (Not bpchar, whose trailing
+			 * spaces do not count: in either key they would.)
+			 */
 			if (!OidIsValid(coll))
 				break;
 			if (SrmCollateIsC(coll) || codepoint_collation(coll))
@@ -198,7 +202,6 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 			}
 			else if ((keys->icu = SrmIcuKeyLookup(coll)) != NULL)
 			{
-				/* not bpchar: its trailing spaces do not count */
 				kind = SRM_NORM_ICU;
 				exhaustive = false;
 			}

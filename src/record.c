@@ -24,9 +24,10 @@
  * column's bytes on read, at a fixed offset into the data (a varlena's
  * offset depends only on whether it begins with a pad byte); otherwise
  * (a NULL before it, a value the tuple lacks, a compressed or toasted
- * value, an abbreviated or ICU text key) the record stores it.  The writer decides per
- * record, and derivation runs the same code as the original normalization,
- * so the keys are identical.
+ * value, an abbreviated or ICU text key, which cost more to make again than
+ * to store) the record stores it.  The writer decides per record, and
+ * derivation runs the same code as the original normalization, so the keys
+ * are identical.
  *
  * A record is read in place, unaligned, for its key; it is rebuilt into an
  * aligned MinimalTuple (or IndexTuple) only where a tuple is needed: to
