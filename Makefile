@@ -14,6 +14,7 @@ OBJS = \
 	src/disks.o \
 	src/dsmread.o \
 	src/forecast.o \
+	src/icukey.o \
 	src/keys.o \
 	src/merge.o \
 	src/mergeplan.o \
@@ -73,6 +74,13 @@ REGRESS = $(sort $(notdir $(basename $(wildcard $(srcdir)/sql/*.sql))))
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# ICU text keys (src/icukey.c) call ICU directly: link the ICU libraries
+# the server was built with (ICU_LIBS and ICU_CFLAGS from PGXS's
+# Makefile.global; both empty for a server without ICU, where icukey.c
+# compiles to stubs).
+PG_CPPFLAGS += $(ICU_CFLAGS)
+SHLIB_LINK += $(ICU_LIBS)
 
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.

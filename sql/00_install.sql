@@ -24,11 +24,11 @@ RESET ALL;
 -- every setting, with its unit and who may set it
 SELECT name, setting, unit, context FROM pg_settings
  WHERE name LIKE 'srmsort.%' ORDER BY name;
--- but for the developer options (srmsort.debug_*, for the fault tests):
+-- but for the developer options (srmsort.debug_*, for the tests):
 -- hidden from SHOW ALL and pg_settings, named by SHOW, superuser-only
 SELECT name, pg_settings_get_flags(name) AS flags
-  FROM (VALUES ('srmsort.debug_fail_io_uring'), ('srmsort.debug_merge_pause'),
-               ('srmsort.debug_no_slot_reuse')) v(name);
+  FROM (VALUES ('srmsort.debug_fail_io_uring'), ('srmsort.debug_icu_table_after'),
+               ('srmsort.debug_merge_pause'), ('srmsort.debug_no_slot_reuse')) v(name);
 SHOW srmsort.debug_merge_pause;
 SET ROLE pg_monitor;
 SET srmsort.debug_merge_pause = '1s';

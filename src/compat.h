@@ -12,6 +12,7 @@
 #ifndef SRM_COMPAT_H
 #define SRM_COMPAT_H
 
+#include "catalog/pg_collation.h"
 #include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/lock.h"
@@ -70,6 +71,24 @@ SrmCollateIsC(Oid coll)
 	return lc_collate_is_c(coll);
 #endif
 }
+
+#ifdef USE_ICU
+/*
+ * The ICU collator PostgreSQL orders collation coll (valid, not "C") with,
+ * or NULL under another provider.  15 and 16 have no pg_locale_t for a
+ * libc default collation (NULL); from 17 on there is always one.  The
+ * fields are the same from 15 to 18.
+ */
+static inline UCollator *
+SrmIcuCollator(Oid coll)
+{
+	pg_locale_t loc = pg_newlocale_from_collation(coll);
+
+	if (loc == NULL || loc->provider != COLLPROVIDER_ICU)
+		return NULL;
+	return loc->info.icu.ucol;
+}
+#endif
 
 /*
  * This backend's 0-based slot among MaxBackends, or -1 (17 numbers

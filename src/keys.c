@@ -12,12 +12,15 @@
  * The first key may have a normalized form (setup_norm): a NULL rank and
  * a 64-bit unsigned integer whose order is the key's order, or a prefix of
  * it -- the value itself for integers, floats, booleans and OIDs, leading
- * bytes under memcmp order (bytea, uuid, text in a C-ordered collation), or
- * the opclass's abbreviated key where that compares as an unsigned integer
- * (SRM_NORM_ABBREV: text under ICU, numeric, ...).  Every record in a run
- * carries it in its header, so run formation radix sorts on it, and merges
- * and forecasts compare it first; where it is only a prefix, ties go to
- * the full first key (keys->key0), then to the other keys.
+ * bytes under memcmp order (bytea, uuid, text in a C-ordered collation),
+ * the leading primary weights of ICU's sort key for text under an ICU
+ * collation in a UTF-8 database (SRM_NORM_ICU, icukey.c), or the opclass's
+ * abbreviated key where that compares as an unsigned integer
+ * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings).
+ * Every record in a run carries it in its header, so run formation radix
+ * sorts on it, and merges and forecasts compare it first; where it is only
+ * a prefix, ties go to the full first key (keys->key0), then to the other
+ * keys.
  *
  * Without a normalized form, the first key may be abbreviated during run
  * formation only, as in tuplesort (the opclass's abort routine may give
@@ -55,7 +58,11 @@
 #include "utils/uuid.h"
 
 #include "compat.h"
+#include "icukey.h"
 #include "keys.h"
+
+/* bytes of a toasted ICU text key tried before detoasting it in full */
+#define SRM_ICU_SLICE	32
 
 /*
  * codepoint_collation
@@ -181,11 +188,21 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 			break;
 		case TEXTOID:
 		case VARCHAROID:
-			/* bytewise order only under the C collation */
-			if (OidIsValid(coll) &&
-				(SrmCollateIsC(coll) || codepoint_collation(coll)))
+			/*
+			 * Bytewise order under C-ordered collations; ICU's primary
+			 * weights under ICU collations.  (Not bpchar, whose trailing
+			 * spaces do not count: in either key they would.)
+			 */
+			if (!OidIsValid(coll))
+				break;
+			if (SrmCollateIsC(coll) || codepoint_collation(coll))
 			{
 				kind = SRM_NORM_BYTES;
+				exhaustive = false;
+			}
+			else if ((keys->icu = SrmIcuKeyLookup(coll)) != NULL)
+			{
+				kind = SRM_NORM_ICU;
 				exhaustive = false;
 			}
 			break;
@@ -195,9 +212,10 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 	if (kind == SRM_NORM_NONE)
 	{
 		/*
-		 * Abbreviated keys compared as unsigned integers (text under ICU
-		 * collations, for one) are order-consistent prefixes: keep them,
-		 * also in the runs and merges, with ties decided in full.
+		 * Abbreviated keys compared as unsigned integers (bpchar's, inet's,
+		 * macaddr's, ICU text's in encodings other than UTF-8) are
+		 * order-consistent prefixes: keep them, also in the runs and
+		 * merges, with ties decided in full.
 		 */
 		if (keys->abbreviating &&
 			keys->sortKeys[0].comparator == ssup_datum_unsigned_cmp)
@@ -417,6 +435,41 @@ float_norm(double f)
 }
 
 /*
+ * icu_norm
+ *		K of a text value under an ICU collation (icukey.c).  A compressed
+ *		or toasted value is first tried on its leading bytes, which decide
+ *		K when they are eight characters of the collation's table; ICU
+ *		itself may need the whole string (ignorable characters weigh
+ *		nothing), so otherwise it is detoasted in full, as PostgreSQL's
+ *		abbreviated keys do.
+ */
+static uint64
+icu_norm(SrmKeys *keys, struct varlena *v)
+{
+	struct varlena *s;
+	uint64		u;
+
+	if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+		return SrmIcuKeyMake(keys->icu, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+
+	s = pg_detoast_datum_slice(v, 0, SRM_ICU_SLICE);
+	if (VARSIZE_ANY_EXHDR(s) < SRM_ICU_SLICE)
+		u = SrmIcuKeyMake(keys->icu, VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
+	else if (!SrmIcuKeyMakePrefix(keys->icu, VARDATA_ANY(s),
+								  VARSIZE_ANY_EXHDR(s), &u))
+	{
+		struct varlena *f = pg_detoast_datum_packed(v);
+
+		u = SrmIcuKeyMake(keys->icu, VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f));
+		if (f != v)
+			pfree(f);
+	}
+	if (s != v)
+		pfree(s);
+	return u;
+}
+
+/*
  * SrmKeysNormalize
  *		The normalized first key and NULL rank of value d.
  */
@@ -477,6 +530,9 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 				else
 					u = SrmBytesNorm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
 			}
+			break;
+		case SRM_NORM_ICU:
+			u = icu_norm(keys, (struct varlena *) DatumGetPointer(d));
 			break;
 		case SRM_NORM_ABBREV:
 			u = (uint64) keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);

@@ -36,11 +36,11 @@ typedef struct SrmTuple
  * Normalized first keys.  For types whose order is the order of a 64-bit
  * unsigned integer derived from the value (integers, floats, date/time
  * types, bool, oid; a prefix of the bytes for uuid, bytea and text under
- * the "C" collation), datum1 holds that integer with DESC folded in, and
- * nrank orders NULLs: 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST
- * null.  (nrank, datum1) then compare as plain integers.  "Exhaustive"
- * normalizations determine the key completely; the others need the full
- * comparison on ties.
+ * the "C" collation; the leading primary weights for text under ICU),
+ * datum1 holds that integer with DESC folded in, and nrank orders NULLs:
+ * 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST null.  (nrank, datum1)
+ * then compare as plain integers.  "Exhaustive" normalizations determine
+ * the key completely; the others need the full comparison on ties.
  */
 typedef enum SrmNormKind
 {
@@ -53,6 +53,7 @@ typedef enum SrmNormKind
 	SRM_NORM_BOOL,
 	SRM_NORM_OID,
 	SRM_NORM_BYTES,				/* varlena bytes under memcmp order: prefix */
+	SRM_NORM_ICU,				/* text under ICU: primary weights (icukey.c) */
 	SRM_NORM_ABBREV				/* the opclass's unsigned abbreviated key */
 } SrmNormKind;
 
@@ -78,6 +79,7 @@ typedef struct SrmKeys
 	bool		norm_desc;
 	bool		norm_nulls_first;
 	bool		norm_uuid;		/* SRM_NORM_BYTES on a uuid (not varlena) */
+	struct SrmIcuKey *icu;		/* SRM_NORM_ICU: the collation's key maker */
 	int64		abbrevNext;		/* tuple count of the next abort check */
 	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */
 } SrmKeys;

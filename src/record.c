@@ -24,9 +24,10 @@
  * column's bytes on read, at a fixed offset into the data (a varlena's
  * offset depends only on whether it begins with a pad byte); otherwise
  * (a NULL before it, a value the tuple lacks, a compressed or toasted
- * value, an abbreviated key) the record stores it.  The writer decides per
- * record, and derivation runs the same code as the original normalization,
- * so the keys are identical.
+ * value, an abbreviated or ICU text key, which cost more to make again than
+ * to store) the record stores it.  The writer decides per record, and
+ * derivation runs the same code as the original normalization, so the keys
+ * are identical.
  *
  * A record is read in place, unaligned, for its key; it is rebuilt into an
  * aligned MinimalTuple (or IndexTuple) only where a tuple is needed: to
@@ -64,7 +65,9 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->heap = (keys->kind == SRM_KEYS_HEAP);
 	fmt->normalized = (keys->norm != SRM_NORM_NONE);
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
-	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV)
+	/* keys costly to make (ICU's, abbreviated ones) are stored, not derived */
+	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
+		keys->norm == SRM_NORM_ICU)
 		return;
 
 	/* the attributes before the key must all have a fixed length */

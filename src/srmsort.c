@@ -26,6 +26,7 @@
 #include "compat.h"
 #include "build.h"
 #include "disks.h"
+#include "icukey.h"
 #include "node.h"
 #include "shmem.h"
 #include "srmsort.h"
@@ -49,6 +50,7 @@ bool		srmsort_parallel_build = true;
 bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
+int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -235,6 +237,15 @@ define_settings(void)
 							"its progress, cancel it).",
 							&srmsort_debug_merge_pause, 0, 0, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("srmsort.debug_icu_table_after",
+							"Developer option: keys made through ICU for a collation before its table of primary weights is built.",
+							"Counted per backend and collation over all sorts; 0 builds "
+							"the table at the first key, -1 makes every key through ICU.  "
+							"For the tests of ICU text keys.",
+							&srmsort_debug_icu_table_after, SRM_ICU_TABLE_AFTER, -1, INT_MAX,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS,
 							NULL, NULL, NULL);
 }
 

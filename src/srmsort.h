@@ -46,5 +46,6 @@ extern PGDLLIMPORT bool srmsort_parallel_build;
 extern PGDLLIMPORT bool srmsort_debug_fail_io_uring;
 extern PGDLLIMPORT bool srmsort_debug_no_slot_reuse;
 extern PGDLLIMPORT int srmsort_debug_merge_pause;
+extern PGDLLIMPORT int srmsort_debug_icu_table_after;
 
 #endif							/* SRMSORT_H */
