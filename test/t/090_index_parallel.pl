@@ -146,10 +146,13 @@ like(slurp_file($node->logfile),
 is($node->safe_psql('postgres', "SELECT to_regclass('s_k5') IS NULL"), 't', 'no index left by it');
 is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left by it');
 
-# an immediate shutdown while the leader merges the runs the workers wrote:
-# after restart no index, no workfile, and a new build works
+# an immediate shutdown while the build is about to merge the runs the
+# participants wrote (held there by the pause, so that a fast machine or a
+# busy one cannot finish the merge between two polls): after restart no
+# index, no workfile, and a new build works
 $bg = $node->background_psql('postgres', on_error_stop => 0);
-$bg->query_until(qr/started/, "\\echo started\nCREATE INDEX s_k4 ON sbig (k slow_int_ops);\n");
+$bg->query_until(qr/started/,
+	"\\echo started\nSET srmsort.debug_merge_pause = 10000;\nCREATE INDEX s_k4 ON sbig (k slow_int_ops);\n");
 ok($node->poll_query_until('postgres',
 		"SELECT phase ~ '^building index: (sorting|loading)' FROM pg_stat_progress_create_index"),
 	'a build is merging');
