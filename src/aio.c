@@ -242,7 +242,10 @@ reap(void)
 	{
 		SrmIo	   *io = (SrmIo *) io_uring_cqe_get_data(cqe);
 
-		/* no SrmIo: a prefault (SrmIoPrefault), done whatever its result */
+		/*
+		 * no SrmIo: a prefault (SrmIoPrefault) or a close
+		 * (SrmIoCloseAsync), done whatever its result
+		 */
 		if (io != NULL)
 			complete(io, cqe->res);
 		io_uring_cqe_seen(&ring, cqe);
@@ -277,6 +280,35 @@ SrmIoPrefault(void *addr, Size len)
 	io_uring_sqe_set_data(sqe, NULL);
 	io_uring_submit(&ring);
 #endif
+}
+
+/*
+ * SrmIoCloseAsync
+ *		See aio.h.  The request carries no SrmIo: nobody waits for it, and
+ *		reap() passes over its completion.
+ */
+bool
+SrmIoCloseAsync(int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	if (srmsort_io_method != SRM_IO_METHOD_IO_URING || !ring_ok ||
+		ring_pid != MyProcPid || !ring_async)
+		return false;
+	reap();
+	sqe = io_uring_get_sqe(&ring);
+	if (sqe == NULL)
+		return false;
+	io_uring_prep_close(sqe, fd);
+	io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+	io_uring_sqe_set_data(sqe, NULL);
+	if (io_uring_submit(&ring) < 0)
+	{
+		/* not queued after all: take the slot back as a no-op */
+		io_uring_prep_nop(sqe);
+		return false;
+	}
+	return true;
 }
 
 /*

@@ -115,4 +115,12 @@ extern void SrmIoDrain(SrmIoSet *set);
  */
 extern void SrmIoPrefault(void *addr, Size len);
 
+/*
+ * Close fd in io_uring's worker, not waiting: the last close of an unlinked
+ * file frees its blocks, which on a filesystem mounted with online discard
+ * waits for the disk to discard them.  False, fd untouched, when this
+ * backend has no usable ring.
+ */
+extern bool SrmIoCloseAsync(int fd);
+
 #endif							/* SRM_AIO_H */
