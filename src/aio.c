@@ -91,6 +91,17 @@ ring_init(void)
 	return io_uring_queue_init(SRM_RING_DEPTH, &ring, 0);
 }
 /*
+ * ring_ready
+ *		This backend has set up its own ring (a ring inherited over fork is
+ *		the parent's: not to be touched).
+ */
+static inline bool
+ring_ready(void)
+{
+	return ring_ok && ring_pid == MyProcPid;
+}
+
+/*
  * ring_setup
  *		Make sure this backend has a ring; false if io_uring is unusable.
  */
@@ -99,7 +110,7 @@ ring_setup(void)
 {
 	int			ret;
 
-	if (ring_ok && ring_pid == MyProcPid)
+	if (ring_ready())
 		return true;
 	if (ring_failed)
 		return false;
@@ -292,8 +303,8 @@ SrmIoCloseAsync(int fd)
 {
 	struct io_uring_sqe *sqe;
 
-	if (srmsort_io_method != SRM_IO_METHOD_IO_URING || !ring_ok ||
-		ring_pid != MyProcPid || !ring_async)
+	if (srmsort_io_method != SRM_IO_METHOD_IO_URING || !ring_ready() ||
+		!ring_async)
 		return false;
 	reap();
 	sqe = io_uring_get_sqe(&ring);
@@ -536,7 +547,7 @@ SrmIoDrain(SrmIoSet *set)
 	}
 	set->prep_head = set->prep_tail = NULL;
 
-	if (set->method != SRM_IO_METHOD_IO_URING || !ring_ok || ring_pid != MyProcPid)
+	if (set->method != SRM_IO_METHOD_IO_URING || !ring_ready())
 		return;
 	while (set->inflight > 0)
 	{

@@ -410,6 +410,7 @@ SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
 {
 	int			i;
 	int			f;
+	bool		own_vfd;
 
 	for (i = 0; i < set->nopen; i++)
 	{
@@ -425,32 +426,26 @@ SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
 			}
 			disk->fds[f] = -1;
 		}
-		if (!in_abort && disk->vfd >= 0 && disk->fd >= 0)
+		/*
+		 * A workfile of gigabytes takes seconds to free on a filesystem with
+		 * online discard, in the process that closes it last.  fd.c unlinks
+		 * and closes its file first (it counts the file's size out of
+		 * temp_file_limit and logs it), and io_uring's worker closes ours,
+		 * the last, off the sort's time.  In an abort the resource owner
+		 * closes fd.c's file.
+		 */
+		own_vfd = !in_abort && disk->vfd >= 0;
+		if (own_vfd)
 		{
-			/*
-			 * A workfile of gigabytes takes seconds to free on a filesystem
-			 * with online discard, in the process that closes it last.  fd.c
-			 * unlinks and closes its file first (it counts the file's size
-			 * out of temp_file_limit and logs it), and io_uring's worker
-			 * closes ours, the last, off the sort's time.
-			 */
 			FileClose(disk->vfd);
 			disk->vfd = -1;
-			if (!SrmIoCloseAsync(disk->fd))
-				close(disk->fd);
-			ReleaseExternalFD();
-			disk->fd = -1;
 		}
 		if (disk->fd >= 0)
 		{
-			close(disk->fd);
+			if (!own_vfd || !SrmIoCloseAsync(disk->fd))
+				close(disk->fd);
 			ReleaseExternalFD();
 			disk->fd = -1;
-		}
-		if (!in_abort && disk->vfd >= 0)
-		{
-			FileClose(disk->vfd);
-			disk->vfd = -1;
 		}
 	}
 }
