@@ -42,8 +42,8 @@
  * Records are read in place for their normalized keys (record.c); an
  * input's current tuple is rebuilt into one of its two tuple buffers only
  * when needed: to break a tie, for the caller of SrmMergeNext, or at once
- * when the sort has no normalized keys.  SrmMergeNextRecord hands out the
- * record itself, for an intermediate merge to copy as it is.
+ * when the sort has no normalized keys.  SrmMergeToRun copies the records
+ * themselves, as they are, into an intermediate merge's output run.
  *
  * A leading block is released (its disk slot freed for reuse by later
  * writes) as soon as it is in memory for good; its buffer is recycled only
@@ -570,9 +570,9 @@ next_block(SrmMerge *m, int r)
  * materialize
  *		Rebuild input r's current tuple (if not done yet) into the tuple
  *		buffer not holding the one before it, which the caller may still
- *		use.  A buffer grown for a BIG record shrinks again.
+ *		use, and return it.  A buffer grown for a BIG record shrinks again.
  */
-static void
+static void *
 materialize(SrmMerge *m, int r)
 {
 	SrmInput   *in = &m->inputs[r];
@@ -581,7 +581,7 @@ materialize(SrmMerge *m, int r)
 	int			f;
 
 	if (m->cur[r].tuple != NULL)
-		return;
+		return m->cur[r].tuple;
 	len = SrmRecTupleLen(m->ts->fmt, in->cur_rec);
 	f = in->tnext;
 	in->tnext ^= 1;
@@ -599,6 +599,7 @@ materialize(SrmMerge *m, int r)
 	}
 	SrmRecMaterialize(m->ts->fmt, in->cur_rec, in->tbuf[f]);
 	m->cur[r].tuple = in->tbuf[f];
+	return in->tbuf[f];
 }
 
 /*
@@ -734,7 +735,7 @@ loser_replay(SrmMerge *m, int r, bool normalized)
  * input_head
  *		Take the next record of input r into *t; false if it has none left.
  */
-static bool
+static pg_attribute_always_inline bool
 input_head(SrmMerge *m, int r, SrmTuple *t)
 {
 	SrmInput   *in = &m->inputs[r];
@@ -985,34 +986,45 @@ bool
 SrmMergeNext(SrmMerge *m, SrmTuple *out)
 {
 	int			r;
+	void	   *tuple;
 
 	if (!merge_winner(m, &r))
 		return false;
-	materialize(m, r);
-	*out = m->cur[r];
+	tuple = materialize(m, r);
+
+	/*
+	 * Field by field: a whole-struct copy reads the tuple pointer that
+	 * materialize has just stored together with the key beside it, in one
+	 * wider load that store forwarding cannot serve (a stall per tuple).
+	 */
+	out->tuple = tuple;
+	out->datum1 = m->cur[r].datum1;
+	out->len = m->cur[r].len;
+	out->isnull1 = m->cur[r].isnull1;
+	out->nrank = m->cur[r].nrank;
 	merge_advance(m, r);
 	return true;
 }
 
 /*
- * SrmMergeNextRecord
- *		As SrmMergeNext, but hand out the item's record (reclen bytes, valid
- *		until the next call) and its normalized first key, if any.
+ * SrmMergeToRun
+ *		Write every item of the merge, its record as it is, to the run w
+ *		(an intermediate merge): one loop, with the merge's steps and the
+ *		writer's common case inline.
  */
-bool
-SrmMergeNextRecord(SrmMerge *m, const char **rec, Size *reclen, uint64 *key,
-				   uint8 *nrank)
+void
+SrmMergeToRun(SrmMerge *m, SrmRunWriter *w)
 {
 	int			r;
 
-	if (!merge_winner(m, &r))
-		return false;
-	*rec = m->inputs[r].cur_rec;
-	*reclen = m->inputs[r].cur_reclen;
-	*key = (uint64) m->cur[r].datum1;
-	*nrank = m->cur[r].nrank;
-	merge_advance(m, r);
-	return true;
+	while (merge_winner(m, &r))
+	{
+		SrmInput   *in = &m->inputs[r];
+
+		SrmRunWriterAppend(w, in->cur_rec, in->cur_reclen,
+						   (uint64) m->cur[r].datum1, m->cur[r].nrank);
+		merge_advance(m, r);
+	}
 }
 
 /*

@@ -38,8 +38,7 @@ extern SrmMerge *SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs,
  * the merge's buffers and stays valid until the next call.
  */
 extern bool SrmMergeNext(SrmMerge *m, SrmTuple *out);
-extern bool SrmMergeNextRecord(SrmMerge *m, const char **rec, Size *reclen,
-							   uint64 *key, uint8 *nrank);
+extern void SrmMergeToRun(SrmMerge *m, SrmRunWriter *w);
 
 /* Wait for outstanding reads and free the merge's memory. */
 extern void SrmMergeEnd(SrmMerge *m);

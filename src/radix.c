@@ -69,6 +69,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 	int64		i;
 	int			b;
 	int			nb;
+	bool		small = false;
 
 	CHECK_FOR_INTERRUPTS();
 	for (;;)
@@ -129,13 +130,24 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 		}
 	}
 
-	/* next[b] is now bucket b's end */
+	/*
+	 * next[b] is now bucket b's end.  Large buckets are sorted on the next
+	 * digit.  The small ones -- nearly all of them after a run's second
+	 * digit, one or two tuples each -- are left to one insertion sort over
+	 * the whole range: no tuple moves out of its bucket, so it costs a
+	 * comparison per tuple and the few moves inside buckets, where a call
+	 * per bucket cost more than the sorting.
+	 */
 	for (b = 0, i = 0; b < nb; b++)
 	{
-		if (next[b] - i > 1)
+		if (next[b] - i >= SRM_RADIX_MIN)
 			radix_sort(a + i, next[b] - i, shift);
+		else if (next[b] - i > 1)
+			small = true;
 		i = next[b];
 	}
+	if (small)
+		insertion_sort(a, n);
 }
 
 /*

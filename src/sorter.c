@@ -384,10 +384,6 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	SrmRun	   *out;
 	SrmRunWriter *w;
 	SrmMerge   *m;
-	const char *rec;
-	Size		reclen;
-	uint64		key;
-	uint8		nrank;
 	int			i;
 	Size		expect = 0;
 
@@ -400,8 +396,7 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
 	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
-	while (SrmMergeNextRecord(m, &rec, &reclen, &key, &nrank))
-		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
+	SrmMergeToRun(m, w);
 	SrmRunWriterEnd(w);
 	SrmMergeEnd(m);
 

@@ -138,6 +138,7 @@ typedef struct SrmRunWriter
 	char	  **bufs;
 	SrmIo	   *ios;
 	int			cur;			/* buffer being filled */
+	int			unsubmitted;	/* writes prepared, not yet submitted */
 	char	   *pos;			/* fill position in bufs[cur] */
 	char	   *last_rec;		/* last record put in bufs[cur] */
 	uint64		last_key;		/* its normalized key and NULL rank */
@@ -220,6 +221,37 @@ extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len,
 extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
 								  Size reclen, uint64 key, uint8 nrank);
 extern void SrmRunWriterEnd(SrmRunWriter *w);
+
+/* Bookkeeping after a record was placed at w->pos. */
+static inline void
+SrmRunWriterPlaced(SrmRunWriter *w, Size recsz, uint64 key, uint8 nrank)
+{
+	w->last_rec = w->pos;
+	w->last_key = key;
+	w->last_nrank = nrank;
+	w->pos += recsz;
+	((SrmBlockHeader *) w->bufs[w->cur])->nrecords++;
+	w->run->nrecords++;
+}
+
+/*
+ * SrmRunWriterAppend
+ *		SrmRunWriterPutRecord, with the common case -- the record fits in
+ *		the open block -- inline, for the intermediate merges' loop.
+ */
+static inline void
+SrmRunWriterAppend(SrmRunWriter *w, const char *rec, Size reclen,
+				   uint64 key, uint8 nrank)
+{
+	if (likely(w->have_block &&
+			   w->pos + reclen <= w->bufs[w->cur] + w->ts->block_size))
+	{
+		SrmRecCopy(w->pos, rec, reclen);
+		SrmRunWriterPlaced(w, reclen, key, nrank);
+	}
+	else
+		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
+}
 
 /*
  * Runs handed from one process to another (parallel builds): a run's
