@@ -31,6 +31,8 @@
 #include "lib/sort_template.h"
 
 #define SRM_RADIX_MIN		64	/* smaller buckets: insertion sort */
+#define SRM_RADIX_WIDE		8192	/* smaller buckets: one wide digit */
+#define SRM_RADIX_MAX_BITS	11
 #define SRM_RADIX_PREFETCH	65536	/* larger buckets: prefetch bucket heads */
 
 /*
@@ -55,15 +57,35 @@ insertion_sort(SrmTuple *a, int64 n)
 }
 
 /*
+ * digit_bits
+ *		Bits of the next digit for a bucket of n tuples.  Eight while the
+ *		tuples are many (a wider digit's scatter misses the caches); for a
+ *		bucket of a few thousand, as many bits as it has tuples: one pass
+ *		leaves one or two per bucket for the insertion sort, where eight
+ *		bits left a few dozen (a 64MB run's second digit).
+ */
+static inline int
+digit_bits(int64 n)
+{
+	if (n >= SRM_RADIX_WIDE)
+		return 8;
+	return Min(pg_leftmost_one_pos64((uint64) n), SRM_RADIX_MAX_BITS);
+}
+
+/*
  * radix_sort
  *		Sort tuples whose datum1 agree on the bits from hibit up, on the bits
- *		below hibit, eight at a time.
+ *		below hibit, a digit at a time.
  */
 static void
 radix_sort(SrmTuple *a, int64 n, int hibit)
 {
-	int64		count[256];
-	int64		next[256];
+	/*
+	 * 32kB of stack per level; a level takes 8 bits, or at least 6 below
+	 * SRM_RADIX_WIDE, so there are a dozen levels at most.
+	 */
+	int64		count[1 << SRM_RADIX_MAX_BITS];
+	int64		next[1 << SRM_RADIX_MAX_BITS];
 	int			shift;
 	uint64		mask;
 	int64		i;
@@ -81,7 +103,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 		}
 		if (hibit <= 0)
 			return;				/* all keys equal */
-		shift = Max(hibit - 8, 0);
+		shift = Max(hibit - digit_bits(n), 0);
 		mask = ((uint64) 1 << (hibit - shift)) - 1;
 		nb = (int) mask + 1;
 		memset(count, 0, sizeof(int64) * nb);
