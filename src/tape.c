@@ -693,11 +693,8 @@ write_block(SrmRunWriter *w)
 	 * than the submission; one wake-up then serves the batch.  Reusing a
 	 * buffer waits for its write, which submits it if it is still held.
 	 */
-	if (++w->unsubmitted >= Max(w->nbufs / 2, 1))
-	{
+	if ((w->cur + 1) % Max(w->nbufs / 2, 1) == 0)
 		SrmIoSubmit(ts->io);
-		w->unsubmitted = 0;
-	}
 
 	SrmJobCountIO(d, true, ts->block_size);
 	ts->blocks_written++;
@@ -844,8 +841,7 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
 				uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
-	Size		room = w->have_block ?
-		w->bufs[w->cur] + ts->block_size - w->pos : 0;
+	Size		room = SrmRunWriterRoom(w);
 	Size		recsz = SrmRecEncode(ts->fmt, w->pos, room, tuple, len, key,
 									 nrank);
 

@@ -138,7 +138,6 @@ typedef struct SrmRunWriter
 	char	  **bufs;
 	SrmIo	   *ios;
 	int			cur;			/* buffer being filled */
-	int			unsubmitted;	/* writes prepared, not yet submitted */
 	char	   *pos;			/* fill position in bufs[cur] */
 	char	   *last_rec;		/* last record put in bufs[cur] */
 	uint64		last_key;		/* its normalized key and NULL rank */
@@ -234,6 +233,13 @@ SrmRunWriterPlaced(SrmRunWriter *w, Size recsz, uint64 key, uint8 nrank)
 	w->run->nrecords++;
 }
 
+/* Bytes left in the open block (0 if none is open). */
+static inline Size
+SrmRunWriterRoom(SrmRunWriter *w)
+{
+	return w->have_block ? w->bufs[w->cur] + w->ts->block_size - w->pos : 0;
+}
+
 /*
  * SrmRunWriterAppend
  *		SrmRunWriterPutRecord, with the common case -- the record fits in
@@ -243,8 +249,7 @@ static inline void
 SrmRunWriterAppend(SrmRunWriter *w, const char *rec, Size reclen,
 				   uint64 key, uint8 nrank)
 {
-	if (likely(w->have_block &&
-			   w->pos + reclen <= w->bufs[w->cur] + w->ts->block_size))
+	if (likely(reclen <= SrmRunWriterRoom(w)))
 	{
 		SrmRecCopy(w->pos, rec, reclen);
 		SrmRunWriterPlaced(w, reclen, key, nrank);
