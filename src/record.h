@@ -49,7 +49,6 @@ extern Size SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room,
 						 uint8 nrank);
 extern Size SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key,
 					  uint8 *nrank);
-extern void SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst);
 
 /*
  * A record begins with a length word of 1, 2 or 5 bytes: the number of
@@ -170,6 +169,50 @@ SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
 		return bodylen;
 	return ((uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET) +
 		(bodylen - (SrmRecHeapData(body) - body));
+}
+
+/*
+ * SrmRecMaterialize
+ *		Rebuild the tuple of the record at rec into dst: MAXALIGNed, with
+ *		room for SrmRecTupleLen bytes.  Inline: the final merge rebuilds
+ *		every tuple it hands out.
+ */
+static inline void
+SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
+{
+	uint32		bodylen;
+	const char *kp;
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
+	const char *data;
+	Size		hoff;
+	Size		datalen;
+	MinimalTuple mt = (MinimalTuple) dst;
+
+	if (!fmt->heap)
+	{
+		memcpy(dst, body, bodylen);
+		return;
+	}
+	data = SrmRecHeapData(body);
+	hoff = (uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET;
+	datalen = bodylen - (data - body);
+	if (likely(data - body == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
+	{
+		/* no null bitmap: the usual 16-byte header in fixed-size moves */
+		uint64		zero = 0;
+
+		memcpy(mt, &zero, sizeof(zero));
+		memcpy((char *) mt + sizeof(uint64), &zero, sizeof(zero));
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, SRM_REC_HEAP_FIXED);
+	}
+	else
+	{
+		/* the header, its padding zero, then the fields kept */
+		memset(mt, 0, hoff);
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
+	}
+	mt->t_len = (uint32) (hoff + datalen);
+	SrmRecCopy((char *) mt + hoff, data, datalen);
 }
 
 /*
@@ -299,6 +342,37 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 		return 1 + (b >> 1);
 	}
 	return SrmRecKey(fmt, rec, key, nrank);
+}
+
+/*
+ * SrmRecEncodePlain
+ *		SrmRecEncode's common case inline: a short heap tuple without NULLs
+ *		whose integer first key the column gives back (no key stored).
+ *		Returns the record's size, or 0 if the tuple is not such a case or
+ *		its record needs more than room bytes: then SrmRecEncode decides.
+ */
+static inline Size
+SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
+				  uint32 len)
+{
+	const MinimalTupleData *mt = tuple;
+	Size		hoff;
+	Size		pay;
+
+	if (!fmt->fast_int || !fmt->heap || (mt->t_infomask & HEAP_HASNULL) ||
+		HeapTupleHeaderGetNatts(mt) <= fmt->key_att)
+		return 0;
+	hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
+	pay = SRM_REC_HEAP_FIXED + (len - hoff);
+	/* a one-byte length word */
+	if (pay >= 0x40 || pay + 1 > room)
+		return 0;
+	dst[0] = (char) (pay << 1);
+	memcpy(dst + 1, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+		   SRM_REC_HEAP_FIXED);
+	SrmRecCopy(dst + 1 + SRM_REC_HEAP_FIXED, (const char *) tuple + hoff,
+			   len - hoff);
+	return pay + 1;
 }
 
 #endif							/* SRM_RECORD_H */

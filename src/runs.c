@@ -187,71 +187,47 @@ alloc_chunk(SrmMemLoad *load, SrmArenaChunk *c, Size sz)
 }
 
 /*
- * SrmMemLoadSpace
- *		Arena bytes a tuple of len bytes takes.
+ * SrmMemLoadNewChunk
+ *		Open the next arena chunk, with room for space bytes at least
+ *		(SrmMemLoadAlloc's way when the open one is full).
  */
-Size
-SrmMemLoadSpace(SrmMemLoad *load, Size len)
+void
+SrmMemLoadNewChunk(SrmMemLoad *load, Size space)
 {
-	if (load->keys->kind == SRM_KEYS_HEAP)
-		return MAXALIGN(len - SRM_ARENA_SKIP);
-	return MAXALIGN(len);
-}
+	Size		sz = load->chunk_size;
+	SrmArenaChunk *c;
 
-/*
- * SrmMemLoadAlloc
- *		Arena space for a tuple of len bytes: a MAXALIGNed pointer to it,
- *		whose first SRM_ARENA_SKIP bytes a heap tuple must not write.
- */
-void *
-SrmMemLoadAlloc(SrmMemLoad *load, Size len)
-{
-	char	   *p;
+	if (load->chunk_cap > 0 && load->chunk_cap < sz)
+		sz = load->chunk_cap;
+	/* a chunk's first bytes are room for its first tuple's t_len */
+	sz = Max(sz, space + SRM_ARENA_SKIP);
+	load->chunk_cap = 0;
 
-	len = SrmMemLoadSpace(load, len);
-	if (len > load->arena_left)
+	if (load->next_chunk == load->nchunks)
 	{
-		Size		sz = load->chunk_size;
-		SrmArenaChunk *c;
-
-		if (load->chunk_cap > 0 && load->chunk_cap < sz)
-			sz = load->chunk_cap;
-		/* a chunk's first bytes are room for its first tuple's t_len */
-		sz = Max(sz, len + SRM_ARENA_SKIP);
-		load->chunk_cap = 0;
-
-		if (load->next_chunk == load->nchunks)
+		if (load->nchunks == load->maxchunks)
 		{
-			if (load->nchunks == load->maxchunks)
-			{
-				load->maxchunks = Max(16, load->maxchunks * 2);
-				load->chunks = load->chunks == NULL ?
-					MemoryContextAlloc(load->cxt, load->maxchunks * sizeof(SrmArenaChunk)) :
-					repalloc(load->chunks, load->maxchunks * sizeof(SrmArenaChunk));
-			}
-			c = &load->chunks[load->nchunks++];
-			c->data = c->raw = NULL;
-			c->size = 0;
+			load->maxchunks = Max(16, load->maxchunks * 2);
+			load->chunks = load->chunks == NULL ?
+				MemoryContextAlloc(load->cxt, load->maxchunks * sizeof(SrmArenaChunk)) :
+				repalloc(load->chunks, load->maxchunks * sizeof(SrmArenaChunk));
 		}
-		c = &load->chunks[load->next_chunk++];
-		if (c->size < len + SRM_ARENA_SKIP)
-		{
-			/* a new chunk (or a kept one too small for this tuple) */
-			if (c->raw != NULL)
-				pfree(c->raw);
-			alloc_chunk(load, c, sz);
-		}
-		/* a kept chunk may be larger than the budget allows now: use less */
-		load->arena_pos = c->data + SRM_ARENA_SKIP;
-		load->arena_left = Min(c->size, sz) - SRM_ARENA_SKIP;
-		load->arena_bytes += Min(c->size, sz);
+		c = &load->chunks[load->nchunks++];
+		c->data = c->raw = NULL;
+		c->size = 0;
 	}
-	p = load->arena_pos;
-	load->arena_pos += len;
-	load->arena_left -= len;
-	if (load->keys->kind == SRM_KEYS_HEAP)
-		p -= SRM_ARENA_SKIP;
-	return p;
+	c = &load->chunks[load->next_chunk++];
+	if (c->size < space + SRM_ARENA_SKIP)
+	{
+		/* a new chunk (or a kept one too small for this tuple) */
+		if (c->raw != NULL)
+			pfree(c->raw);
+		alloc_chunk(load, c, sz);
+	}
+	/* a kept chunk may be larger than the budget allows now: use less */
+	load->arena_pos = c->data + SRM_ARENA_SKIP;
+	load->arena_left = Min(c->size, sz) - SRM_ARENA_SKIP;
+	load->arena_bytes += Min(c->size, sz);
 }
 
 /*
@@ -294,37 +270,13 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 }
 
 /*
- * SrmMemLoadAdd
- *		Append a tuple already copied into the arena.  The array must have
- *		room (see SrmMemLoadGrow).
+ * SrmMemLoadAddSlow
+ *		SrmMemLoadAdd's way for keys not read in place: the first key as
+ *		the sort's keys give it.
  */
 void
-SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
+SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t)
 {
-	SrmTuple   *t = &load->tuples[load->ntuples];
-
-	Assert(load->ntuples < load->maxtuples);
-	t->tuple = tuple;
-	t->len = (uint32) len;
-	load->ntuples++;
-	if (load->fmt.fast_int || load->fmt.fast_bytes)
-	{
-		/* an integer or bytes key read in place, as run records do */
-		const char *mt = tuple;
-		uint64		key;
-
-		if (load->fmt.heap ?
-			SrmRecHeapFastKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
-						 mt + ((MinimalTuple) tuple)->t_hoff - MINIMAL_TUPLE_OFFSET,
-						 &key) :
-			SrmRecIndexFastKey(&load->fmt, tuple, &key))
-		{
-			t->datum1 = (Datum) key;
-			t->nrank = SRM_NRANK_VALUE;
-			t->isnull1 = false;
-			return;
-		}
-	}
 	SrmKeysSetDatum1(load->keys, t, true);
 }
 
@@ -372,6 +324,7 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 	SrmTuple   *tuples = load->tuples;
 	int64		n = load->ntuples;
 	int64		i;
+	Size		recsz;
 
 	for (i = 0; i < n; i++)
 	{
@@ -395,7 +348,12 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 			__builtin_prefetch(ahead + tuples[i + 16].len - 1);
 		}
 #endif
-		SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
+		recsz = SrmRecEncodePlain(w->ts->fmt, w->pos, SrmRunWriterRoom(w),
+								  t->tuple, t->len);
+		if (likely(recsz > 0))
+			SrmRunWriterPlaced(w, recsz, (uint64) t->datum1, t->nrank);
+		else
+			SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
 	}
 }
 

@@ -55,10 +55,9 @@ typedef struct SrmMemLoad
 #define SRM_ARENA_SKIP	TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, MINIMAL_TUPLE_DATA_OFFSET)
 
 extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
-extern Size SrmMemLoadSpace(SrmMemLoad *load, Size len);
-extern void *SrmMemLoadAlloc(SrmMemLoad *load, Size len);
+extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
-extern void SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len);
+extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
 extern void *SrmMemLoadGet(SrmMemLoad *load, int64 i);
 extern void SrmMemLoadSort(SrmMemLoad *load);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
@@ -66,6 +65,72 @@ extern void SrmMemLoadReset(SrmMemLoad *load);
 extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
 extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
 extern void SrmMemLoadRelease(SrmMemLoad *load);
+
+/*
+ * SrmMemLoadSpace
+ *		Arena bytes a tuple of len bytes takes.
+ */
+static inline Size
+SrmMemLoadSpace(SrmMemLoad *load, Size len)
+{
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		return MAXALIGN(len - SRM_ARENA_SKIP);
+	return MAXALIGN(len);
+}
+
+/*
+ * SrmMemLoadAlloc
+ *		Arena space for a tuple of len bytes: a MAXALIGNed pointer to it,
+ *		whose first SRM_ARENA_SKIP bytes a heap tuple must not write.  Inline
+ *		for the input loop while the open chunk has room.
+ */
+static inline void *
+SrmMemLoadAlloc(SrmMemLoad *load, Size len)
+{
+	Size		space = SrmMemLoadSpace(load, len);
+	char	   *p;
+
+	if (unlikely(space > load->arena_left))
+		SrmMemLoadNewChunk(load, space);
+	p = load->arena_pos;
+	load->arena_pos += space;
+	load->arena_left -= space;
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		p -= SRM_ARENA_SKIP;
+	return p;
+}
+
+/*
+ * SrmMemLoadAdd
+ *		Append a tuple already copied into the arena.  The array must have
+ *		room (see SrmMemLoadGrow).  An integer or bytes key is read in place,
+ *		as run records do; other keys take SrmMemLoadAddSlow.
+ */
+static inline void
+SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
+{
+	SrmTuple   *t = &load->tuples[load->ntuples];
+	const char *mt = tuple;
+	uint64		key;
+
+	Assert(load->ntuples < load->maxtuples);
+	t->tuple = tuple;
+	t->len = (uint32) len;
+	load->ntuples++;
+	if ((load->fmt.fast_int || load->fmt.fast_bytes) &&
+		(load->fmt.heap ?
+		 SrmRecHeapFastKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
+						   mt + ((const MinimalTupleData *) mt)->t_hoff -
+						   MINIMAL_TUPLE_OFFSET, &key) :
+		 SrmRecIndexFastKey(&load->fmt, mt, &key)))
+	{
+		t->datum1 = (Datum) key;
+		t->nrank = SRM_NRANK_VALUE;
+		t->isnull1 = false;
+		return;
+	}
+	SrmMemLoadAddSlow(load, t);
+}
 
 /* Forming btree index tuples in place (see runs.c). */
 extern Size SrmIndexTupleSize(SrmMemLoad *load, const Datum *values,

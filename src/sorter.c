@@ -667,9 +667,9 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
-		memcpy((char *) mt + SRM_ARENA_SKIP,
-			   (char *) htup->t_data + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
-			   len - SRM_ARENA_SKIP);
+		SrmRecCopy((char *) mt + SRM_ARENA_SKIP,
+				   (char *) htup->t_data + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
+				   len - SRM_ARENA_SKIP);
 		if (shouldFree)
 			heap_freetuple(htup);
 		added(s, mt, len);
