@@ -199,9 +199,10 @@ end_sort(SrmSortScanState *state)
 
 /*
  * do_sort
- *		Drain the child into a new sort and sort.
+ *		Drain the child into a new sort and sort.  Not inlined: srm_exec
+ *		runs once per row and should not carry its frame.
  */
-static void
+static pg_noinline void
 do_sort(SrmSortScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;

@@ -956,7 +956,22 @@ next_tuple(SrmSorter *s, bool forward)
 bool
 SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 {
-	void	   *tuple = next_tuple(s, forward);
+	void	   *tuple;
+	SrmTuple	t;
+
+	/* the final merge's rows, one call each */
+	if (likely(s->state == SS_FINALMERGE && forward))
+	{
+		if (SrmMergeNext(s->merge, &t))
+		{
+			ExecStoreMinimalTuple((MinimalTuple) t.tuple, slot, false);
+			return true;
+		}
+		s->eof_reached = true;
+		ExecClearTuple(slot);
+		return false;
+	}
+	tuple = next_tuple(s, forward);
 
 	if (tuple == NULL)
 	{
