@@ -310,12 +310,8 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	bool		storekey;
 	uint32		v;
 
-	/* the common case inline: an integer key, no NULLs */
-	if (fmt->fast_int && fmt->heap && !(mt->t_infomask & HEAP_HASNULL) &&
-		HeapTupleHeaderGetNatts(mt) > fmt->key_att)
-		storekey = false;
-	else
-		storekey = needs_key(fmt, tuple);
+	/* the common case without a look at the key: an integer, no NULLs */
+	storekey = !SrmRecHeapPlain(fmt, mt) && needs_key(fmt, tuple);
 
 	if (fmt->heap)
 	{

@@ -345,9 +345,21 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 }
 
 /*
+ * SrmRecHeapPlain
+ *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
+ *		set) has no NULLs and an integer first key its column gives back:
+ *		its record stores no key.
+ */
+static inline bool
+SrmRecHeapPlain(SrmRecFormat *fmt, const MinimalTupleData *mt)
+{
+	return fmt->fast_int && fmt->heap && !(mt->t_infomask & HEAP_HASNULL) &&
+		HeapTupleHeaderGetNatts(mt) > fmt->key_att;
+}
+
+/*
  * SrmRecEncodePlain
- *		SrmRecEncode's common case inline: a short heap tuple without NULLs
- *		whose integer first key the column gives back (no key stored).
+ *		SrmRecEncode's common case inline: a short SrmRecHeapPlain tuple.
  *		Returns the record's size, or 0 if the tuple is not such a case or
  *		its record needs more than room bytes: then SrmRecEncode decides.
  */
@@ -359,8 +371,7 @@ SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	Size		hoff;
 	Size		pay;
 
-	if (!fmt->fast_int || !fmt->heap || (mt->t_infomask & HEAP_HASNULL) ||
-		HeapTupleHeaderGetNatts(mt) <= fmt->key_att)
+	if (!SrmRecHeapPlain(fmt, mt))
 		return 0;
 	hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
 	pay = SRM_REC_HEAP_FIXED + (len - hoff);

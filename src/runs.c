@@ -324,7 +324,6 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 	SrmTuple   *tuples = load->tuples;
 	int64		n = load->ntuples;
 	int64		i;
-	Size		recsz;
 
 	for (i = 0; i < n; i++)
 	{
@@ -348,12 +347,7 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 			__builtin_prefetch(ahead + tuples[i + 16].len - 1);
 		}
 #endif
-		recsz = SrmRecEncodePlain(w->ts->fmt, w->pos, SrmRunWriterRoom(w),
-								  t->tuple, t->len);
-		if (likely(recsz > 0))
-			SrmRunWriterPlaced(w, recsz, (uint64) t->datum1, t->nrank);
-		else
-			SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
+		SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
 	}
 }
 

@@ -908,9 +908,10 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
  * next_tuple
  *		The next tuple in the given direction, or NULL.  Positions behave
  *		exactly as tuplesort's: "current" is the next tuple forward, and a
- *		backward fetch after the end returns the last tuple.
+ *		backward fetch after the end returns the last tuple.  Inline: the
+ *		final merge hands out every row through it.
  */
-static void *
+static pg_attribute_always_inline void *
 next_tuple(SrmSorter *s, bool forward)
 {
 	if (s->state == SS_FINALMERGE)
@@ -956,22 +957,7 @@ next_tuple(SrmSorter *s, bool forward)
 bool
 SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 {
-	void	   *tuple;
-	SrmTuple	t;
-
-	/* the final merge's rows, one call each */
-	if (likely(s->state == SS_FINALMERGE && forward))
-	{
-		if (SrmMergeNext(s->merge, &t))
-		{
-			ExecStoreMinimalTuple((MinimalTuple) t.tuple, slot, false);
-			return true;
-		}
-		s->eof_reached = true;
-		ExecClearTuple(slot);
-		return false;
-	}
-	tuple = next_tuple(s, forward);
+	void	   *tuple = next_tuple(s, forward);
 
 	if (tuple == NULL)
 	{

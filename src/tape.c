@@ -832,13 +832,14 @@ record_space(SrmRunWriter *w, Size recsz)
 }
 
 /*
- * SrmRunWriterPut
+ * SrmRunWriterPutTuple
  *		Append a tuple of len bytes to the run, with its normalized first
- *		key (if the sort has them).
+ *		key (if the sort has them); SrmRunWriterPut's way for records that
+ *		are not short and plain or need a new block.
  */
 void
-SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
-				uint8 nrank)
+SrmRunWriterPutTuple(SrmRunWriter *w, const void *tuple, uint32 len,
+					 uint64 key, uint8 nrank)
 {
 	SrmTapeSet *ts = w->ts;
 	Size		room = SrmRunWriterRoom(w);

@@ -215,8 +215,8 @@ extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
 									   int nbufs, char **bufs, SrmIo *ios);
-extern void SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len,
-							uint64 key, uint8 nrank);
+extern void SrmRunWriterPutTuple(SrmRunWriter *w, const void *tuple,
+								 uint32 len, uint64 key, uint8 nrank);
 extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
 								  Size reclen, uint64 key, uint8 nrank);
 extern void SrmRunWriterEnd(SrmRunWriter *w);
@@ -256,6 +256,26 @@ SrmRunWriterAppend(SrmRunWriter *w, const char *rec, Size reclen,
 	}
 	else
 		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
+}
+
+/*
+ * SrmRunWriterPut
+ *		Append a tuple of len bytes to the run, with its normalized first
+ *		key (if the sort has them): SrmRunWriterPutTuple, with the common
+ *		case -- a short plain record that fits in the open block -- inline,
+ *		for the loop that writes a memory load.
+ */
+static inline void
+SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
+				uint8 nrank)
+{
+	Size		recsz = SrmRecEncodePlain(w->ts->fmt, w->pos,
+										  SrmRunWriterRoom(w), tuple, len);
+
+	if (likely(recsz > 0))
+		SrmRunWriterPlaced(w, recsz, key, nrank);
+	else
+		SrmRunWriterPutTuple(w, tuple, len, key, nrank);
 }
 
 /*
