@@ -40,6 +40,7 @@
 
 #include "access/nbtree.h"
 #include "access/xloginsert.h"
+#include "access/xlogrecord.h"
 #include "miscadmin.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
@@ -207,7 +208,7 @@ page_add(Page page, Size size, IndexTuple itup, OffsetNumber off,
 		itup = &pivot;
 		size = sizeof(IndexTupleData);
 	}
-	if (PageAddItem(page, (Item) itup, size, off, false, false) == InvalidOffsetNumber)
+	if (PageAddItem(page, (char *) itup, size, off, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "failed to add item to the index page");
 }
 
@@ -287,7 +288,7 @@ finish_page(SrmBtLoader *ld, SrmBtLevel *lv)
 			PageGetItem(opage, PageGetItemId(opage, OffsetNumberPrev(lv->lastoff)));
 		IndexTuple	trunc = _bt_truncate(ld->index, lastleft, lastitup, ld->inskey);
 
-		if (!PageIndexTupleOverwrite(opage, P_HIKEY, (Item) trunc,
+		if (!PageIndexTupleOverwrite(opage, P_HIKEY, (char *) trunc,
 									 IndexTupleSize(trunc)))
 			elog(ERROR, "failed to add high key to the index page");
 		pfree(trunc);
@@ -327,7 +328,7 @@ flush_pending(SrmBtLoader *ld)
 					 ld->pending_blknos, ld->pending, true);
 	for (i = 0; i < ld->npending; i++)
 	{
-		PageSetChecksumInplace(ld->pending[i], ld->pending_blknos[i]);
+		SrmPageSetChecksum(ld->pending[i], ld->pending_blknos[i]);
 		SrmRelWriterPut(ld->writer, ld->pending_blknos[i], ld->pending[i]);
 		pfree(ld->pending[i]);
 	}

@@ -2,7 +2,7 @@
  *
  * compat.h
  *	  The differences between the PostgreSQL versions srmsort builds for
- *	  (15, 16, 17, 18), behind one name each.
+ *	  (15, 16, 17, 18, 19), behind one name each.
  *
  * IDENTIFICATION
  *	  src/compat.h
@@ -12,13 +12,21 @@
 #ifndef SRM_COMPAT_H
 #define SRM_COMPAT_H
 
+#include "access/htup_details.h"
+#include "access/tableam.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "common/relpath.h"
 #include "miscadmin.h"
+#include "storage/bufpage.h"
 #include "storage/lock.h"
 #include "storage/smgr.h"
 #include "utils/guc.h"
 #include "utils/pg_locale.h"
+#include "utils/syscache.h"
+#ifdef USE_ICU
+#include <unicode/ucol.h>
+#endif
 #if PG_VERSION_NUM >= 170000
 #include "storage/procnumber.h"
 #else
@@ -44,6 +52,31 @@
 #define SrmBTMaxItemSize(page)		BTMaxItemSize
 #else
 #define SrmBTMaxItemSize(page)		BTMaxItemSize(page)
+#endif
+
+/* 19: the in-place checksum is the only one left, under the plain name */
+#if PG_VERSION_NUM >= 190000
+#define SrmPageSetChecksum(page, blkno)	PageSetChecksum((page), (blkno))
+#else
+#define SrmPageSetChecksum(page, blkno)	PageSetChecksumInplace((page), (blkno))
+#endif
+
+/* 19: a parallel table scan takes the caller's ScanOptions */
+#if PG_VERSION_NUM >= 190000
+#define SrmTableBeginScanParallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan), SO_NONE)
+#else
+#define SrmTableBeginScanParallel(rel, pscan) \
+	table_beginscan_parallel((rel), (pscan))
+#endif
+
+/* 19: the planner (and its hook) also receive EXPLAIN's state, or NULL */
+#if PG_VERSION_NUM >= 190000
+#define SRM_PLANNER_EXTRA_PARAM		, ExplainState *es
+#define SRM_PLANNER_EXTRA_ARG		, es
+#else
+#define SRM_PLANNER_EXTRA_PARAM
+#define SRM_PLANNER_EXTRA_ARG
 #endif
 
 /* 18: PrepareSortSupportFromIndexRel takes "reverse" instead of a strategy */
@@ -72,21 +105,64 @@ SrmCollateIsC(Oid coll)
 #endif
 }
 
+/*
+ * The provider (COLLPROVIDER_LIBC, _ICU, _BUILTIN) that orders collation
+ * coll (valid, not "C").  Up to 18 the collation's pg_locale_t says so (15
+ * and 16 have none for a libc default collation); 19's pg_locale_t no
+ * longer records it, so the catalog is asked: the database's provider for
+ * the default collation, the collation's own otherwise.
+ */
+static inline char
+SrmCollationProvider(Oid coll)
+{
+#if PG_VERSION_NUM >= 190000
+	HeapTuple	tp;
+	char		provider = COLLPROVIDER_LIBC;
+
+	if (coll == DEFAULT_COLLATION_OID)
+	{
+		tp = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (HeapTupleIsValid(tp))
+		{
+			provider = ((Form_pg_database) GETSTRUCT(tp))->datlocprovider;
+			ReleaseSysCache(tp);
+		}
+	}
+	else
+	{
+		tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(coll));
+		if (HeapTupleIsValid(tp))
+		{
+			provider = ((Form_pg_collation) GETSTRUCT(tp))->collprovider;
+			ReleaseSysCache(tp);
+		}
+	}
+	return provider;
+#else
+	pg_locale_t loc = pg_newlocale_from_collation(coll);
+
+	return loc == NULL ? COLLPROVIDER_LIBC : loc->provider;
+#endif
+}
+
 #ifdef USE_ICU
 /*
  * The ICU collator PostgreSQL orders collation coll (valid, not "C") with,
- * or NULL under another provider.  15 and 16 have no pg_locale_t for a
- * libc default collation (NULL); from 17 on there is always one.  The
- * fields are the same from 15 to 18.
+ * or NULL under another provider (19 made pg_locale_t's union anonymous).
  */
 static inline UCollator *
 SrmIcuCollator(Oid coll)
 {
-	pg_locale_t loc = pg_newlocale_from_collation(coll);
+	pg_locale_t loc;
 
-	if (loc == NULL || loc->provider != COLLPROVIDER_ICU)
+	if (SrmCollationProvider(coll) != COLLPROVIDER_ICU)
 		return NULL;
+	loc = pg_newlocale_from_collation(coll);
+#if PG_VERSION_NUM >= 190000
+	return loc->icu.ucol;
+#else
 	return loc->info.icu.ucol;
+#endif
 }
 #endif
 

@@ -95,7 +95,7 @@ codepoint_collation(Oid coll)
 #if PG_VERSION_NUM >= 170000
 		pg_locale_t loc = pg_newlocale_from_collation(coll);
 
-		if (loc->provider != COLLPROVIDER_LIBC || !loc->deterministic)
+		if (SrmCollationProvider(coll) != COLLPROVIDER_LIBC || !loc->deterministic)
 			return false;
 #else
 		if (pg_newlocale_from_collation(coll) != NULL)

@@ -166,6 +166,36 @@ SrmCompareKey0(Datum a, bool anull, Datum b, bool bnull, SrmKeys *keys)
  * Decide, after n tuples of the first run, whether abbreviation still
  * pays; if not, switch to full keys and recompute datum1 of tuples[0..n).
  */
+/*
+ * First-key comparisons for the specialized quicksorts of runs.c: datum1
+ * read as a signed word, an unsigned word or an int32, NULLs placed as the
+ * key asks, DESC inverted.  They stand for sortsupport.h's inline
+ * comparators of the same kinds, which PostgreSQL 19 no longer exports.
+ */
+static inline int
+SrmCmpNulls(bool anull, bool bnull, SortSupport ssup)
+{
+	if (anull && bnull)
+		return 0;
+	return (anull == ssup->ssup_nulls_first) ? -1 : 1;
+}
+
+#define SRM_CMP_WORDS(type, get) \
+static inline int \
+SrmCmp##type(Datum a, bool anull, Datum b, bool bnull, SortSupport ssup) \
+{ \
+	int			cmp; \
+\
+	if (anull || bnull) \
+		return SrmCmpNulls(anull, bnull, ssup); \
+	cmp = get(a) < get(b) ? -1 : get(a) > get(b) ? 1 : 0; \
+	return ssup->ssup_reverse ? -cmp : cmp; \
+}
+
+SRM_CMP_WORDS(Signed, DatumGetInt64)
+SRM_CMP_WORDS(Unsigned, DatumGetUInt64)
+SRM_CMP_WORDS(Int32, DatumGetInt32)
+
 extern void SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n);
 
 /* Stop abbreviating for good (merges, or once the sort spills). */

@@ -63,7 +63,9 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
+#include "compat.h"
 #include "disks.h"
 #include "mergeplan.h"
 #include "pbuild.h"
@@ -304,7 +306,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 
 	ii = BuildIndexInfo(index);
 	ii->ii_Concurrent = sh->isconcurrent;
-	scan = table_beginscan_parallel(heap, ParallelTableScanFromShared(sh));
+	scan = SrmTableBeginScanParallel(heap, ParallelTableScanFromShared(sh));
 	reltuples = table_index_build_scan(heap, index, ii, true, progress,
 									   SrmBuildCallback, &st, scan);
 

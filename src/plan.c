@@ -43,6 +43,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/planner.h"
 
+#include "compat.h"
 #include "node.h"
 #include "srmsort.h"
 
@@ -333,15 +334,17 @@ walk(Plan *plan, double bound)
  */
 static PlannedStmt *
 srm_planner(Query *parse, const char *query_string, int cursorOptions,
-			ParamListInfo boundParams)
+			ParamListInfo boundParams SRM_PLANNER_EXTRA_PARAM)
 {
 	PlannedStmt *stmt;
 	ListCell   *lc;
 
 	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams
+								 SRM_PLANNER_EXTRA_ARG);
 	else
-		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams
+								 SRM_PLANNER_EXTRA_ARG);
 
 	if (!srmsort_enabled)
 		return stmt;

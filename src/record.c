@@ -112,7 +112,7 @@ static bool
 locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 		   const char **p)
 {
-	const bits8 *bits = NULL;
+	const uint8 *bits = NULL;
 	const char *v;
 	int			i;
 
@@ -129,7 +129,7 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 		if ((infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
 			return false;
 		if (infomask & HEAP_HASNULL)
-			bits = (const bits8 *) hdr + SRM_REC_HEAP_FIXED;
+			bits = (const uint8 *) hdr + SRM_REC_HEAP_FIXED;
 	}
 	else
 	{
@@ -137,7 +137,7 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 
 		memcpy(&t_info, hdr + offsetof(IndexTupleData, t_info), sizeof(t_info));
 		if (t_info & INDEX_NULL_MASK)
-			bits = (const bits8 *) hdr + sizeof(IndexTupleData);
+			bits = (const uint8 *) hdr + sizeof(IndexTupleData);
 	}
 	if (bits != NULL)
 	{

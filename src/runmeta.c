@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "pgstat.h"
+#include "utils/wait_event.h"
 
 #include "runmeta.h"
 

@@ -51,14 +51,14 @@
 /*
  * Specializations for the common first-key comparators (as tuplesort has
  * since PostgreSQL 15): datum1 is compared inline, ties go to the full
- * comparison.  NULLs are handled by the Apply*SortComparator inlines.
+ * comparison.  NULLs are placed by keys.h's SrmCmp* inlines.
  */
 static inline int
 cmp_signed(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
-	int			cmp = ApplySignedSortComparator(a->datum1, a->isnull1,
-												b->datum1, b->isnull1,
-												keys->sortKeys);
+	int			cmp = SrmCmpSigned(a->datum1, a->isnull1,
+								   b->datum1, b->isnull1,
+								   keys->sortKeys);
 
 	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
 }
@@ -66,9 +66,9 @@ cmp_signed(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 static inline int
 cmp_unsigned(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
-	int			cmp = ApplyUnsignedSortComparator(a->datum1, a->isnull1,
-												  b->datum1, b->isnull1,
-												  keys->sortKeys);
+	int			cmp = SrmCmpUnsigned(a->datum1, a->isnull1,
+									 b->datum1, b->isnull1,
+									 keys->sortKeys);
 
 	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
 }
@@ -76,9 +76,9 @@ cmp_unsigned(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 static inline int
 cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 {
-	int			cmp = ApplyInt32SortComparator(a->datum1, a->isnull1,
-											   b->datum1, b->isnull1,
-											   keys->sortKeys);
+	int			cmp = SrmCmpInt32(a->datum1, a->isnull1,
+								  b->datum1, b->isnull1,
+								  keys->sortKeys);
 
 	return cmp != 0 ? cmp : SrmCompareTiebreak(a, b, keys);
 }
@@ -563,7 +563,7 @@ SrmIndexTupleFill(SrmMemLoad *load, const Datum *values, const bool *isnull,
 	heap_fill_tuple(desc, (Datum *) values, (bool *) isnull,
 					dst + IndexInfoFindDataOffset(infomask), data_size,
 					&tupmask,
-					hasnull ? (bits8 *) dst + sizeof(IndexTupleData) : NULL);
+					hasnull ? (uint8 *) dst + sizeof(IndexTupleData) : NULL);
 	if (tupmask & HEAP_HASVARWIDTH)
 		infomask |= INDEX_VAR_MASK;
 	itup->t_info = infomask | size;

@@ -52,6 +52,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "compat.h"
 #include "shmem.h"

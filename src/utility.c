@@ -292,7 +292,17 @@ srm_relcache_callback(Datum arg, Oid relid)
 	if (index->rd_rel->relkind == RELKIND_INDEX &&
 		index->rd_rel->relam == BTREE_AM_OID && index->rd_indam != NULL)
 	{
-		index->rd_indam->ambuild = SrmBtBuild;
+		/*
+		 * A copy of the routine in the entry's own memory: 19's entries
+		 * point at the access method's read-only routine, shared by every
+		 * btree index.
+		 */
+		IndexAmRoutine *routine = MemoryContextAlloc(index->rd_indexcxt,
+													 sizeof(IndexAmRoutine));
+
+		memcpy(routine, index->rd_indam, sizeof(IndexAmRoutine));
+		routine->ambuild = SrmBtBuild;
+		index->rd_indam = routine;
 		remember_oid(&arm_swapped, relid);
 	}
 	RelationClose(index);
