@@ -55,9 +55,10 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # What every root carries besides the servers: building srmsort (gcc, make,
 # liburing, ICU through pkg-config), the TAP tests (libipc-run-perl), the
 # test scripts (iproute2's ss, procps, python3 for pg_regress_diff.py),
-# Citus (libzstd, liblz4, libkrb5), the benchmarks' plots (matplotlib).
+# Citus (libzstd, liblz4, libkrb5, libcurl), the benchmarks' plots (matplotlib).
 ROOT_PACKAGES="gcc make liburing-dev libicu-dev pkg-config libipc-run-perl perl
  iproute2 procps python3 python3-matplotlib libzstd-dev liblz4-dev libkrb5-dev
+ libcurl4-openssl-dev
  ca-certificates xz-utils bzip2"
 
 say() { printf 'pg_server: %s\n' "$*" >&2; }

@@ -13,8 +13,8 @@
 # ${SRMSORT_CITUS_CACHE:-/var/cache/srmsort-citus}/<major>, outside the
 # repository; "stamp" there names the archive and the server's version,
 # and a different one builds anew.  Needs Debian's libzstd-dev, liblz4-dev
-# and libkrb5-dev (the Debian roots carry them; installed here as root when
-# missing).
+# libkrb5-dev and libcurl4-openssl-dev (the Debian roots carry them;
+# installed here as root when missing).
 #
 # Exit status: 0 Citus installed (now or before), 77 not possible here (no
 # release supports the major, or no source while SRMSORT_REQUIRE_CITUS is
@@ -26,7 +26,12 @@ PG_CONFIG=${1:?usage: $0 PG_CONFIG}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=${SRMSORT_CITUS_SRC:-$REPO/../shared/vendor/citus}
 CACHE=${SRMSORT_CITUS_CACHE:-/var/cache/srmsort-citus}
-DEPS="libzstd-dev liblz4-dev libkrb5-dev"
+# libcurl: PostgreSQL 18's pg_config.h defines HAVE_LIBCURL (for OAuth),
+# and Citus then calls curl even when configured --without-libcurl, which
+# leaves it unlinked; so Citus is built with libcurl (its anonymous
+# statistics stay off: this build does not define
+# ENABLE_CITUS_STATISTICS_COLLECTION)
+DEPS="libzstd-dev liblz4-dev libkrb5-dev libcurl4-openssl-dev"
 
 # archive and the PostgreSQL majors it supports, newest first
 RELEASES="citus-14.0.1.tar.gz:16,17,18
@@ -50,7 +55,7 @@ if [ ! -f "$SRC/$archive" ]; then
 fi
 
 dir=$CACHE/$major
-stamp="$archive $version"
+stamp="$archive $version (recipe 2: with libcurl)"
 pkglibdir=$("$PG_CONFIG" --pkglibdir)
 sharedir=$("$PG_CONFIG" --sharedir)
 if [ -f "$dir/stamp" ] && [ "$(cat "$dir/stamp")" = "$stamp" ] &&
@@ -93,7 +98,7 @@ if grep -q 'have_createdb_privilege' "$inc/commands/dbcommands.h" 2>/dev/null &&
     echo "removed Citus's static have_createdb_privilege (the server exports it)" >>"$log"
 fi
 {
-    ./configure PG_CONFIG="$PG_CONFIG" --without-libcurl &&
+    ./configure PG_CONFIG="$PG_CONFIG" &&
         make -j"${SRMSORT_JOBS:-2}" with_llvm=no &&
         make install with_llvm=no
 } >>"$log" 2>&1 || {

@@ -24,7 +24,7 @@ if ($version >= 180000)
 	@methods = split / /, $enum;
 }
 $probe->stop;
-plan skip_all => "PostgreSQL $version has no io_method (18 and later do)"
+plan skip_all => "PostgreSQL " . int($version / 10000) . " has no io_method (18 and later do)"
   unless @methods;
 ok((grep { $_ eq 'worker' } @methods), "io_method offers worker (@methods)");
 
