@@ -44,11 +44,11 @@ PG_CONFIG ?= pg_config
 
 # --- say which Debian package is missing, before PGXS fails obscurely ---
 ifeq ($(shell command -v $(PG_CONFIG) 2>/dev/null),)
-$(error $(PG_CONFIG) not found: install the Debian package postgresql-server-dev-15 (or set PG_CONFIG=/path/to/pg_config))
+$(error $(PG_CONFIG) not found: install your server's development package (Debian: postgresql-server-dev-NN) or set PG_CONFIG=/path/to/pg_config)
 endif
 PG_INCLUDEDIR_SERVER := $(shell $(PG_CONFIG) --includedir-server)
 ifeq ($(wildcard $(PG_INCLUDEDIR_SERVER)/postgres.h),)
-$(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install the Debian package postgresql-server-dev-15)
+$(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install the Debian package postgresql-server-dev-$(shell $(PG_CONFIG) --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'))
 endif
 ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $(CC) -x c -E - >/dev/null 2>&1 && echo ok),)
 $(error liburing.h not found: install the Debian package liburing-dev)
@@ -64,13 +64,14 @@ endif
 
 # The pg_regress tests: every sql/*.sql, in name order (00_install first).
 # "make installcheck" runs them against the running server that PGHOST,
-# PGPORT and PGUSER name (a superuser), which must be prepared as
-# test/run_tests.sh prepares its throwaway cluster: srmsort installed and in
-# shared_preload_libraries (a restart), and four tablespaces srm_d0..srm_d3
-# (CREATE TABLESPACE srm_dN LOCATION '...', ideally one per disk).  The
-# tests run in a fresh database contrib_regression.  test/run_tests.sh does
-# all of that itself and calls pg_regress with the same list.
+# PGPORT and PGUSER name (a superuser) with srmsort installed ("make
+# install") and in its shared_preload_libraries (a restart); 00_install
+# makes the tablespaces srm_d0..srm_d3 in place where they are missing.
+# The tests run in a fresh database contrib_regression.
+# test/run_tests.sh does all of that itself on a throwaway cluster, with the
+# tablespaces in four directories, and calls pg_regress with the same list.
 REGRESS = $(sort $(notdir $(basename $(wildcard $(srcdir)/sql/*.sql))))
+
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -85,3 +86,14 @@ SHLIB_LINK += $(ICU_LIBS)
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.
 $(OBJS): $(wildcard src/*.h)
+
+# The TAP tests (test/t/*.pl): "make prove_installcheck" after "make
+# install" runs them against the installed server's binaries (they start
+# clusters of their own); PostgreSQL's TAP modules come from PGXS, whose
+# Makefile.global sets PROVE_FLAGS (so these lines follow it).
+PROVE_TESTS = test/t/*.pl
+PROVE_FLAGS += -I $(srcdir)/test/t
+
+.PHONY: prove_installcheck
+prove_installcheck:
+	$(prove_installcheck)

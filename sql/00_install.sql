@@ -1,3 +1,30 @@
+-- The tests' four workfile disks, tablespaces srm_d0..srm_d3:
+-- test/run_tests.sh makes them in four directories; against another
+-- server (make installcheck) they are made here, in place, when missing.
+SELECT count(*) = 0 AS need FROM pg_tablespace WHERE spcname = 'srm_d0' \gset
+\if :need
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE srm_d0 LOCATION '';
+RESET allow_in_place_tablespaces;
+\endif
+SELECT count(*) = 0 AS need FROM pg_tablespace WHERE spcname = 'srm_d1' \gset
+\if :need
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE srm_d1 LOCATION '';
+RESET allow_in_place_tablespaces;
+\endif
+SELECT count(*) = 0 AS need FROM pg_tablespace WHERE spcname = 'srm_d2' \gset
+\if :need
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE srm_d2 LOCATION '';
+RESET allow_in_place_tablespaces;
+\endif
+SELECT count(*) = 0 AS need FROM pg_tablespace WHERE spcname = 'srm_d3' \gset
+\if :need
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE srm_d3 LOCATION '';
+RESET allow_in_place_tablespaces;
+\endif
 -- The extension installs and the library it points at is the one loaded.
 CREATE EXTENSION srmsort;
 SELECT srmsort_version();

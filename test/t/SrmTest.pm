@@ -5,7 +5,8 @@
 #   SrmTest::temp_files($node)   # workfiles left in every pgsql_tmp dir
 #
 # Run through test/run_tests.sh, which stages the install and exports
-# SRMSORT_INSTALL.
+# SRMSORT_INSTALL, or with "make prove_installcheck" against an installed
+# srmsort.
 package SrmTest;
 
 use strict;
@@ -15,28 +16,27 @@ use PostgreSQL::Test::Utils;
 use File::Spec;
 use Time::HiRes;
 
+# The staged install test/run_tests.sh made (SRMSORT_INSTALL), or undef
+# when the tests run against an installed srmsort (make
+# prove_installcheck).
 sub install
 {
-	my $inst = $ENV{SRMSORT_INSTALL}
-	  or die "SRMSORT_INSTALL is not set: run the tests through test/run_tests.sh";
-	return $inst;
+	return $ENV{SRMSORT_INSTALL};
 }
 
-# The srmsort.so to preload (or LOAD), which test/run_tests.sh picks for
-# the server version under test.
+# The srmsort.so to preload (or LOAD): the staged one test/run_tests.sh
+# picks for the server version under test, else the server's own.
 sub so_path
 {
-	return $ENV{SRMSORT_SO}
-	  // install() . "/usr/lib/postgresql/15/lib/srmsort.so";
+	return $ENV{SRMSORT_SO} // 'srmsort';
 }
 
 # postgresql.conf lines that let the server find the staged install
 # (extension_destdir on Debian's servers, extension_control_path and
-# dynamic_library_path on 18, nothing where srmsort is installed into the
-# server's own prefix).
+# dynamic_library_path on 18 and later), or none for an installed srmsort.
 sub ext_conf
 {
-	return $ENV{SRMSORT_EXT_CONF} // "extension_destdir = '" . install() . "'";
+	return $ENV{SRMSORT_EXT_CONF} // '';
 }
 
 # A started node with srmsort preloaded (unless no_preload), its extension
@@ -44,7 +44,6 @@ sub ext_conf
 sub node
 {
 	my ($name, %opts) = @_;
-	install();
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(allows_streaming => $opts{allows_streaming} // 0);
 	my $conf = ext_conf() . "\n"
