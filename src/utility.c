@@ -42,7 +42,8 @@
  *	call of ambuild.  But index_build first asks the planner how many
  *	workers to use (plan_create_index_workers), which builds a dummy
  *	planner RelOptInfo of the table and so calls get_relation_info_hook
- *	while index_concurrently_build holds the index open with
+ *	(19: build_simple_rel_hook, at the same point) while
+ *	index_concurrently_build holds the index open with
  *	RowExclusiveLock; there we swap ambuild into the entry of an index this
  *	statement created that is open and not yet ready for inserts.
  *	PostgreSQL asks the planner only when max_parallel_maintenance_workers
@@ -83,7 +84,11 @@
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
+#if PG_VERSION_NUM >= 190000
+#include "optimizer/pathnode.h"
+#else
 #include "optimizer/plancat.h"
+#endif
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
@@ -105,7 +110,11 @@
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
+#if PG_VERSION_NUM >= 190000
+static build_simple_rel_hook_type prev_build_simple_rel = NULL;
+#else
 static get_relation_info_hook_type prev_get_relation_info = NULL;
+#endif
 
 /*
  * The state of the armed statement, in TopMemoryContext: the relations it
@@ -126,8 +135,13 @@ static void srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 static void srm_object_access(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 static void srm_relcache_callback(Datum arg, Oid relid);
+#if PG_VERSION_NUM >= 190000
+static void srm_build_simple_rel(PlannerInfo *root, RelOptInfo *rel,
+								 RangeTblEntry *rte);
+#else
 static void srm_get_relation_info(PlannerInfo *root, Oid relationObjectId,
 								  bool inhparent, RelOptInfo *rel);
+#endif
 static int	statement_kinds(Node *parsetree);
 static void remember_oid(List **set, Oid oid);
 static void disarm(void);
@@ -143,8 +157,13 @@ SrmUtilityInit(void)
 	ProcessUtility_hook = srm_ProcessUtility;
 	prev_object_access = object_access_hook;
 	object_access_hook = srm_object_access;
+#if PG_VERSION_NUM >= 190000
+	prev_build_simple_rel = build_simple_rel_hook;
+	build_simple_rel_hook = srm_build_simple_rel;
+#else
 	prev_get_relation_info = get_relation_info_hook;
 	get_relation_info_hook = srm_get_relation_info;
+#endif
 	CacheRegisterRelcacheCallback(srm_relcache_callback, (Datum) 0);
 }
 
@@ -473,11 +492,41 @@ swap_concurrent(Oid heapOid)
 }
 
 /*
- * srm_get_relation_info
- *		The planner's look at a table.  Only the dummy plans PostgreSQL
+ * planner_look
+ *		The planner's look at table relid.  Only the dummy plans PostgreSQL
  *		makes for its own decisions (a Query without a jointree: the workers
- *		of an index build, inhparent, and CLUSTER's choice of a sort) matter
- *		here; see the file header.
+ *		of an index build, inhparent, and CLUSTER's choice of a sort)
+ *		matter here; see the file header.
+ */
+static void
+planner_look(PlannerInfo *root, Oid relid, bool inhparent)
+{
+	if (arm_kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
+		return;
+	if (inhparent && (arm_kinds & SRM_ARM_CONCURRENT))
+		swap_concurrent(relid);
+	else if (!inhparent && (arm_kinds & SRM_ARM_CLUSTER))
+		SrmClusterArm(relid);
+}
+
+#if PG_VERSION_NUM >= 190000
+/*
+ * srm_build_simple_rel
+ *		19's hook where get_relation_info_hook was: right after
+ *		get_relation_info, in build_simple_rel.
+ */
+static void
+srm_build_simple_rel(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
+{
+	if (prev_build_simple_rel)
+		prev_build_simple_rel(root, rel, rte);
+	if (rte->rtekind == RTE_RELATION)
+		planner_look(root, rte->relid, rte->inh);
+}
+#else
+/*
+ * srm_get_relation_info
+ *		The end of get_relation_info, in build_simple_rel.
  */
 static void
 srm_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
@@ -485,13 +534,9 @@ srm_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 {
 	if (prev_get_relation_info)
 		prev_get_relation_info(root, relationObjectId, inhparent, rel);
-	if (arm_kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
-		return;
-	if (inhparent && (arm_kinds & SRM_ARM_CONCURRENT))
-		swap_concurrent(relationObjectId);
-	else if (!inhparent && (arm_kinds & SRM_ARM_CLUSTER))
-		SrmClusterArm(relationObjectId);
+	planner_look(root, relationObjectId, inhparent);
 }
+#endif
 
 /*
  * SrmBuildClaim
