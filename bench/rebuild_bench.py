@@ -20,7 +20,6 @@ each:
             1GB, below the 2.2GB of 50M rows) stands for a table larger
             than the cache; with PostgreSQL's default of 4GB it scans
             the index (see the trace lines: "clustering ... using ...")
-  reindex   REINDEX TABLE t: its three indexes
 
 in that order (CLUSTER leaves the table in the order of an index, and
 PostgreSQL's sort of an input already in order is much faster: the
