@@ -13,6 +13,7 @@
 # makes srmsort use O_DIRECT.  Results: bench/results/concurrency.md, or
 # concurrency_emulated.md.
 set -euo pipefail
+SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
 
 ROWS=${ROWS:-300000}
