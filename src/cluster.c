@@ -176,6 +176,7 @@ sort_desc(Relation index, int nkeys)
 		TupleDescInitEntryCollation(desc, i + 1, att->attcollation);
 	}
 	TupleDescInitEntry(desc, nkeys + 1, NULL, BYTEAOID, -1, 0);
+	SrmTupleDescFinalize(desc);
 	return desc;
 }
 

@@ -121,6 +121,13 @@
 #define SRM_PROGRESS_CLUSTER_PHASE_WRITE	PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP
 #endif
 
+/* 19: a TupleDesc built by hand is finalized before use */
+#if PG_VERSION_NUM >= 190000
+#define SrmTupleDescFinalize(desc)	TupleDescFinalize(desc)
+#else
+#define SrmTupleDescFinalize(desc)	((void) (desc))
+#endif
+
 /*
  * The relations EXPLAIN counts to decide whether to qualify column names:
  * 18 leaves out the range table's GROUP BY entry (rtable_size)
