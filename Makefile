@@ -11,6 +11,7 @@ OBJS = \
 	src/btload.o \
 	src/build.o \
 	src/citus.o \
+	src/cluster.o \
 	src/disks.o \
 	src/dsmread.o \
 	src/forecast.o \

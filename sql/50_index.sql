@@ -182,7 +182,7 @@ REINDEX TABLE ix;
 SELECT sum(bytes_written) > :w0 AS via_srmsort FROM srmsort_disks;
 SELECT bt_index_parent_check('ix_a', true, true), bt_index_parent_check('ix_i', true, true);
 SELECT count(*) FROM ix WHERE dup = 5;
--- REINDEX (CONCURRENTLY) and CREATE INDEX CONCURRENTLY stay PostgreSQL's
+-- REINDEX CONCURRENTLY and CREATE INDEX CONCURRENTLY (see 56_rebuilds)
 REINDEX INDEX CONCURRENTLY ix_a;
 SELECT bt_index_parent_check('ix_a', true, true);
 CREATE INDEX CONCURRENTLY ix_dup ON ix (dup);

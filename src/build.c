@@ -4,12 +4,15 @@
  *	  The btree index build through srmsort (our ambuild).
  *
  * SrmBtBuild has btbuild's signature; utility.c installs it in the index's
- * relcache entry for the duration of a CREATE INDEX or REINDEX.  It decides
- * first whether srmsort should build at all (srmsort.enabled,
- * srmsort.create_index, and an input estimate of at least
- * srmsort.min_input_size, default 64kB; -1 means maintenance_work_mem: only
- * builds whose sort would spill) and otherwise calls PostgreSQL's btbuild
- * unchanged.
+ * relcache entry just before PostgreSQL builds the index (CREATE INDEX and
+ * REINDEX, also CONCURRENTLY, and the rebuilds after table rewrites).  It
+ * decides first whether srmsort should build at all (srmsort.enabled,
+ * srmsort.create_index, a table that is not empty, and an input estimate
+ * of at least srmsort.min_input_size, default 64kB; -1 means
+ * maintenance_work_mem: only builds whose sort would spill) and otherwise
+ * calls PostgreSQL's btbuild unchanged.  A CONCURRENTLY build scans with
+ * PostgreSQL's MVCC snapshot (table_index_build_scan takes it, and the
+ * parallel scan registers it), as btbuild's does.
  *
  * The build mirrors btbuild's serial path: the table AM's index build scan
  * (which evaluates expressions and predicates, follows HOT chains and
@@ -70,15 +73,17 @@ static void log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 /*
  * build_worth_it
  *		Should srmsort build this index?  Estimates the sort's input from
- *		the table AM's size estimate and the index columns' average widths;
- *		*est_rows is the table's estimated row count and *tuple_bytes the
- *		index tuples' estimated size.
+ *		the heap's real size in blocks (the table AM's estimate assumes ten
+ *		pages of a table never vacuumed, also when it is empty) and the
+ *		index columns' average widths; *est_rows is the table's estimated
+ *		row count and *tuple_bytes the index tuples' estimated size.
  */
 static bool
 build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
 			   double *tuple_bytes)
 {
 	double		threshold;
+	BlockNumber blocks;
 	BlockNumber pages;
 	double		tuples;
 	double		allvisfrac;
@@ -90,7 +95,13 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
 	if (!srmsort_enabled || !srmsort_create_index ||
 		IsCatalogRelation(heap) || IsToastRelation(heap))
 		return false;
+	blocks = RelationGetNumberOfBlocks(heap);
+	if (blocks == 0)
+		return false;
 	table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
+	/* the estimate's rows per page, over the pages there are */
+	if (pages > blocks)
+		tuples = tuples * blocks / pages;
 	*est_rows = Max(tuples, 0);
 	threshold = (srmsort_min_input_size >= 0 ? srmsort_min_input_size :
 				 maintenance_work_mem) * 1024.0;
@@ -113,7 +124,7 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
 		width += w;
 	}
 	*tuple_bytes = width - 32;
-	return threshold <= 0 || tuples * width >= threshold;
+	return threshold <= 0 || *est_rows * width >= threshold;
 }
 
 /*
@@ -270,6 +281,24 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 }
 
 /*
+ * SrmTraceSeconds
+ *		Is a trace line of a build or CLUSTER sort wanted (srmsort.trace,
+ *		or DEBUG1 logged)?  If so, *seconds since start.
+ */
+bool
+SrmTraceSeconds(instr_time start, double *seconds)
+{
+	instr_time	now;
+
+	if (!srmsort_trace && !message_level_is_interesting(DEBUG1))
+		return false;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	*seconds = INSTR_TIME_GET_DOUBLE(now);
+	return true;
+}
+
+/*
  * log_build
  *		The facts of the build's sort, at LOG under srmsort.trace.
  */
@@ -278,12 +307,10 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 		  instr_time start, SrmParallelBuild *pb)
 {
 	SrmSortStats s;
-	instr_time	now;
+	double		seconds;
 
-	if (!srmsort_trace && !message_level_is_interesting(DEBUG1))
+	if (!SrmTraceSeconds(start, &seconds))
 		return;
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
 	if (st->live != NULL)
 		SrmSorterGetStats(st->live, &s);
 	else
@@ -291,7 +318,7 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 	ereport(srmsort_trace ? LOG : DEBUG1,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
 					RelationGetRelationName(index), st->indtuples, npages,
-					INSTR_TIME_GET_DOUBLE(now)),
+					seconds),
 			 pb == NULL ? errdetail_internal("%s.", SrmSortStatsText(&s)) :
 			 errdetail_internal("%s; %s.", SrmSortStatsText(&s),
 								SrmParallelDescribe(pb))));

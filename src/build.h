@@ -13,6 +13,8 @@
 
 #include "access/genam.h"
 #include "nodes/execnodes.h"
+#include "portability/instr_time.h"
+#include "storage/lockdefs.h"
 
 #include "sorter.h"
 
@@ -38,20 +40,33 @@ extern void SrmBuildCallback(Relation index, ItemPointer tid, Datum *values,
 extern IndexBuildResult *SrmBtBuild(Relation heap, Relation index,
 									IndexInfo *indexInfo);
 
-/* utility.c: install the hooks that arm CREATE INDEX and REINDEX */
+/* build.c: is a trace line wanted?  If so, *seconds since start. */
+extern bool SrmTraceSeconds(instr_time start, double *seconds);
+
+/* utility.c: install the hooks that arm index builds and CLUSTER */
 extern void SrmUtilityInit(void);
 
 /*
  * utility.c: may SrmBtBuild build this index?  An ambuild swapped into a
  * relcache entry may outlive the statement that swapped it; for any index
- * not armed in the statement in progress SrmBtBuild calls btbuild.
+ * not armed in the statement in progress (or on a table Citus manages)
+ * SrmBtBuild calls btbuild.
  */
 extern bool SrmBuildClaim(Oid indexOid);
+
+/*
+ * utility.c: relid's relcache entry (to RelationClose) if this backend
+ * holds exactly lockmode on it, else NULL.
+ */
+extern Relation SrmOpenIfLockedByMe(Oid relid, LOCKMODE lockmode);
 
 /*
  * citus.c: is this CREATE INDEX or REINDEX on a table Citus manages (when
  * the citus extension exists)?  Such statements are left to Citus.
  */
 extern bool SrmCitusOwnsStatement(Node *parsetree);
+
+/* citus.c: is relid (a table) one Citus manages?  False for InvalidOid. */
+extern bool SrmCitusOwnsRelation(Oid relid);
 
 #endif							/* SRM_BUILD_H */

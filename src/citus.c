@@ -14,7 +14,11 @@
  * therefore arms nothing for a statement on a listed table and leaves it
  * entirely to Citus and core.
  *
- * Without Citus this costs one syscache lookup per CREATE INDEX or REINDEX
+ * Statements that reach many tables (REINDEX SCHEMA and DATABASE, CLUSTER
+ * and VACUUM FULL without a table name) are decided per table instead, at
+ * each build or sort: the tables Citus lists are left to core there.
+ *
+ * Without Citus this costs one syscache lookup per statement or build
  * (the catalog's name, negatively cached); the catalog is read only when
  * it exists and the citus extension is installed.
  *
@@ -69,20 +73,50 @@ listed(Oid catalog, Oid relid)
 }
 
 /*
+ * citus_catalog
+ *		pg_dist_partition's OID when the citus extension is installed, else
+ *		InvalidOid.
+ */
+static Oid
+citus_catalog(void)
+{
+	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+
+	if (!OidIsValid(catalog) || !OidIsValid(get_extension_oid("citus", true)))
+		return InvalidOid;
+	return catalog;
+}
+
+/*
+ * SrmCitusOwnsRelation
+ *		Is relid a table Citus manages?  For the statements that reach many
+ *		tables (REINDEX SCHEMA and DATABASE, CLUSTER and VACUUM FULL of all
+ *		tables), decided per table at its build or sort.
+ */
+bool
+SrmCitusOwnsRelation(Oid relid)
+{
+	Oid			catalog = citus_catalog();
+
+	return OidIsValid(catalog) && OidIsValid(relid) && listed(catalog, relid);
+}
+
+/*
  * SrmCitusOwnsStatement
  *		Is parsetree, a CREATE INDEX, an ALTER TABLE or a REINDEX INDEX or
- *		TABLE, on a table Citus manages?  Names are looked up without locks and without
- *		errors: this only decides whether srmsort arms, and the statement
- *		itself then resolves, locks and complains as it always does.
+ *		TABLE, on a table Citus manages?  Names are looked up without locks
+ *		and without errors: this only decides whether srmsort arms, and the
+ *		statement itself then resolves, locks and complains as it always
+ *		does.
  */
 bool
 SrmCitusOwnsStatement(Node *parsetree)
 {
-	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Oid			catalog = citus_catalog();
 	RangeVar   *rv = NULL;
 	Oid			relid;
 
-	if (!OidIsValid(catalog) || !OidIsValid(get_extension_oid("citus", true)))
+	if (!OidIsValid(catalog))
 		return false;
 	if (IsA(parsetree, IndexStmt))
 		rv = ((IndexStmt *) parsetree)->relation;

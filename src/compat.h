@@ -70,6 +70,15 @@
 	table_beginscan_parallel((rel), (pscan))
 #endif
 
+/* 19: a table scan takes the caller's ScanOptions */
+#if PG_VERSION_NUM >= 190000
+#define SrmTableBeginScan(rel, snapshot, nkeys, key) \
+	table_beginscan((rel), (snapshot), (nkeys), (key), SO_NONE)
+#else
+#define SrmTableBeginScan(rel, snapshot, nkeys, key) \
+	table_beginscan((rel), (snapshot), (nkeys), (key))
+#endif
+
 /* 19: the planner (and its hook) also receive EXPLAIN's state, or NULL */
 #if PG_VERSION_NUM >= 190000
 #define SRM_PLANNER_EXTRA_PARAM		, ExplainState *es
@@ -77,6 +86,46 @@
 #else
 #define SRM_PLANNER_EXTRA_PARAM
 #define SRM_PLANNER_EXTRA_ARG
+#endif
+
+/*
+ * 19: CLUSTER is REPACK's (RepackStmt); a table AM's copy for it takes
+ * REPACK (CONCURRENTLY)'s snapshot (NULL otherwise), and its progress
+ * parameters are named for REPACK.
+ */
+#if PG_VERSION_NUM >= 190000
+#define SrmIsClusterStmt(node)		IsA((node), RepackStmt)
+#define SRM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM	Snapshot snapshot,
+#define SRM_COPY_FOR_CLUSTER_SNAPSHOT_ARG	snapshot,
+#define SRM_COPY_FOR_CLUSTER_CONCURRENT		(snapshot != NULL)
+#define SRM_PROGRESS_CLUSTER_PHASE			PROGRESS_REPACK_PHASE
+#define SRM_PROGRESS_CLUSTER_TUPLES_SCANNED	PROGRESS_REPACK_HEAP_TUPLES_SCANNED
+#define SRM_PROGRESS_CLUSTER_TUPLES_WRITTEN	PROGRESS_REPACK_HEAP_TUPLES_INSERTED
+#define SRM_PROGRESS_CLUSTER_TOTAL_BLKS		PROGRESS_REPACK_TOTAL_HEAP_BLKS
+#define SRM_PROGRESS_CLUSTER_BLKS_SCANNED	PROGRESS_REPACK_HEAP_BLKS_SCANNED
+#define SRM_PROGRESS_CLUSTER_PHASE_SEQ_SCAN	PROGRESS_REPACK_PHASE_SEQ_SCAN_HEAP
+#define SRM_PROGRESS_CLUSTER_PHASE_SORT		PROGRESS_REPACK_PHASE_SORT_TUPLES
+#define SRM_PROGRESS_CLUSTER_PHASE_WRITE	PROGRESS_REPACK_PHASE_WRITE_NEW_HEAP
+#else
+#define SrmIsClusterStmt(node)		IsA((node), ClusterStmt)
+#define SRM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM
+#define SRM_COPY_FOR_CLUSTER_SNAPSHOT_ARG
+#define SRM_COPY_FOR_CLUSTER_CONCURRENT		false
+#define SRM_PROGRESS_CLUSTER_PHASE			PROGRESS_CLUSTER_PHASE
+#define SRM_PROGRESS_CLUSTER_TUPLES_SCANNED	PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED
+#define SRM_PROGRESS_CLUSTER_TUPLES_WRITTEN	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
+#define SRM_PROGRESS_CLUSTER_TOTAL_BLKS		PROGRESS_CLUSTER_TOTAL_HEAP_BLKS
+#define SRM_PROGRESS_CLUSTER_BLKS_SCANNED	PROGRESS_CLUSTER_HEAP_BLKS_SCANNED
+#define SRM_PROGRESS_CLUSTER_PHASE_SEQ_SCAN	PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP
+#define SRM_PROGRESS_CLUSTER_PHASE_SORT		PROGRESS_CLUSTER_PHASE_SORT_TUPLES
+#define SRM_PROGRESS_CLUSTER_PHASE_WRITE	PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP
+#endif
+
+/* 19: a TupleDesc built by hand is finalized before use */
+#if PG_VERSION_NUM >= 190000
+#define SrmTupleDescFinalize(desc)	TupleDescFinalize(desc)
+#else
+#define SrmTupleDescFinalize(desc)	((void) (desc))
 #endif
 
 /*

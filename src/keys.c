@@ -316,20 +316,23 @@ SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey, SortSupport ssup,
 }
 
 /*
- * SrmKeysMakeIndex
- *		Sort keys for btree index tuples of indexRel: key columns, then TID.
+ * make_index_keys
+ *		Sort keys in the order of btree index indexRel, on its key columns
+ *		(kind SRM_KEYS_INDEX: the index's own tuples, then heap TID;
+ *		SRM_KEYS_HEAP: tuples of tupdesc whose first columns are the index's
+ *		key columns).
  */
-SrmKeys *
-SrmKeysMakeIndex(Relation indexRel)
+static SrmKeys *
+make_index_keys(Relation indexRel, SrmKeyKind kind, TupleDesc tupdesc)
 {
 	SrmKeys    *keys = palloc0(sizeof(SrmKeys));
 	BTScanInsert scankey = _bt_mkscankey(indexRel, NULL);
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(indexRel);
 	int			i;
 
-	keys->kind = SRM_KEYS_INDEX;
+	keys->kind = kind;
 	keys->nkeys = nkeys;
-	keys->tupdesc = RelationGetDescr(indexRel);
+	keys->tupdesc = tupdesc;
 	keys->sortKeys = palloc0(nkeys * sizeof(SortSupportData));
 	keys->abbrevNext = 10;
 
@@ -352,6 +355,28 @@ SrmKeysMakeIndex(Relation indexRel)
 	}
 	pfree(scankey);
 	return keys;
+}
+
+/*
+ * SrmKeysMakeIndex
+ *		Sort keys for btree index tuples of indexRel: key columns, then TID.
+ */
+SrmKeys *
+SrmKeysMakeIndex(Relation indexRel)
+{
+	return make_index_keys(indexRel, SRM_KEYS_INDEX, RelationGetDescr(indexRel));
+}
+
+/*
+ * SrmKeysMakeIndexOrder
+ *		Sort keys for tuples of tupdesc in the order of btree index
+ *		indexRel: its key columns are tupdesc's first columns, compared
+ *		with the index's own SortSupport as tuplesort_begin_cluster does.
+ */
+SrmKeys *
+SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc)
+{
+	return make_index_keys(indexRel, SRM_KEYS_HEAP, tupdesc);
 }
 
 /*

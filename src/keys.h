@@ -88,6 +88,7 @@ extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
 								AttrNumber *attNums, Oid *sortOperators,
 								Oid *sortCollations, bool *nullsFirstFlags);
 extern SrmKeys *SrmKeysMakeIndex(Relation indexRel);
+extern SrmKeys *SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc);
 
 /* One btree index key column's SortSupport, from its scan key. */
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,

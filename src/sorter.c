@@ -215,6 +215,24 @@ SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 	return s;
 }
 
+/*
+ * SrmSorterBeginIndexOrder
+ *		A sort of tuples of tupdesc in the order of a btree index; see
+ *		sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginIndexOrder(TupleDesc tupdesc, Relation indexRel, int workMemKB,
+						 double estInputBytes, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, estInputBytes, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->keys = SrmKeysMakeIndexOrder(indexRel, tupdesc);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
 /* ---------- external sort set-up ---------- */
 
 /*

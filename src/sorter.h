@@ -101,6 +101,17 @@ extern SrmSorter *SrmSorterBeginIndex(Relation heapRel, Relation indexRel,
 									  int workMemKB, double estRows,
 									  int flags);
 
+/*
+ * Heap flavour in the order of btree index indexRel: tuples of tupdesc,
+ * whose first columns are the index's key columns, sorted on them with
+ * the index's opclasses, collations, DESC and NULLS FIRST, as
+ * tuplesort_begin_cluster sorts (CLUSTER's sort: cluster.c).  tupdesc must
+ * outlive the sorter.
+ */
+extern SrmSorter *SrmSorterBeginIndexOrder(TupleDesc tupdesc,
+										   Relation indexRel, int workMemKB,
+										   double estInputBytes, int flags);
+
 /* Copy one tuple into the sort. */
 extern void SrmSorterPutSlot(SrmSorter *sorter, TupleTableSlot *slot);
 extern void SrmSorterPutIndexValues(SrmSorter *sorter, Relation indexRel,

@@ -47,6 +47,7 @@ int			srmsort_random_seed = -1;
 bool		srmsort_trace = false;
 bool		srmsort_create_index = true;
 bool		srmsort_parallel_build = true;
+bool		srmsort_cluster = true;
 bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
@@ -115,11 +116,21 @@ define_settings(void)
 
 	DefineCustomBoolVariable("srmsort.create_index",
 							 "Builds large btree indexes through srmsort.",
-							 "Applies to CREATE INDEX (not CONCURRENTLY) and REINDEX INDEX/TABLE "
-							 "(not CONCURRENTLY) of btree indexes on plain tables whose sort "
-							 "would exceed srmsort.min_input_size (by default "
-							 "maintenance_work_mem).",
+							 "Applies to the btree builds of CREATE INDEX and REINDEX (also "
+							 "CONCURRENTLY; not REINDEX SYSTEM), ALTER TABLE, and the index "
+							 "rebuilds after CLUSTER, VACUUM FULL and REFRESH MATERIALIZED "
+							 "VIEW, on plain tables whose sort would reach "
+							 "srmsort.min_input_size.",
 							 &srmsort_create_index, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.cluster",
+							 "Sorts the table of CLUSTER through srmsort.",
+							 "When PostgreSQL's CLUSTER rewrites a table by a sequential "
+							 "scan and a sort, srmsort sorts it, for tables of at least "
+							 "srmsort.min_input_size.  The index rebuilds that follow are "
+							 "governed by srmsort.create_index.",
+							 &srmsort_cluster, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("srmsort.parallel_build",
