@@ -57,7 +57,7 @@ SYSTEMS = {
     "dsm_direct": ("SET srmsort.tablespaces = '{list}'; SET srmsort.direct_io = on; "
                    "SET srmsort.merge_strategy = dsm;",
                    "srmsort, DSM merge, O_DIRECT"),
-    "srm_rr": ("SET srmsort.tablespaces = '{list}'; SET srmsort.disk_weights = '{ones}';",
+    "srm_rr": ("SET srmsort.tablespaces = '{list}'; SET srmsort.disk_weights = equal;",
                "srmsort, SRM merge, equal weights (round-robin striping)"),
     # srmsort with the disks uncapped and the memory bound lifted, after a
     # warm-up: its CPU-bound time (the "in-memory time" of the goals)
@@ -148,14 +148,14 @@ class Bench:
 
     def statement(self, sysname, D):
         lst = ", ".join("e%d" % i for i in range(D))
-        settings = SYSTEMS[sysname][0].format(list=lst, ones=",".join("1" * D))
+        settings = SYSTEMS[sysname][0].format(list=lst)
         pre = "SET work_mem = '%s'; SET maintenance_work_mem = '%s'; %s" % (
             self.a.work_mem, self.a.maintenance_work_mem, settings)
         if self.a.mode == "index":
             return pre + ("SET client_min_messages = debug1; SET srmsort.min_input_size = 0;\n"
                           "\\timing on\nCREATE INDEX t_k ON t (%s);\n\\timing off\n"
                           "SET client_min_messages = notice; DROP INDEX t_k;\n" % self.a.key)
-        return pre + ("\nEXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) "
+        return pre + ("\nEXPLAIN (ANALYZE, VERBOSE, TIMING OFF, SUMMARY ON, FORMAT JSON) "
                       "SELECT * FROM t ORDER BY %s OFFSET 1e12;\n" % self.a.key)
 
     def facts(self, sysname, out, err):
@@ -184,8 +184,11 @@ class Bench:
                           ("nu", "Nu"), ("stalls", "Stalls"), ("temp_written_kb", "Temp Written"),
                           ("temp_read_kb", "Temp Read"),
                           ("temp_peak_kb", "Peak Temp"), ("io_wait_ms", "I/O Wait"),
-                          ("direct_io", "Direct I/O"), ("weights", "Disk Weights")):
+                          ("direct_io", "Direct I/O"), ("stripe", "Stripe Width"),
+                          ("weights_from", "Weights From")):
             f[key] = n.get(prop, "")
+        if n.get("Disk Usage"):
+            f["weights"] = "/".join(str(d["Weight"]) for d in n["Disk Usage"])
         if not f["temp_peak_kb"] and n.get("Sort Space Type") == "Disk":
             f["temp_peak_kb"] = n.get("Sort Space Used", "")
         return f
@@ -272,6 +275,11 @@ def report(a, rows, path_md):
              "server cgroup's page cache were dropped; systems alternated and rotated within "
              "each repetition.  The machine (2 vCPU) was shared with other engineers' builds "
              "and tests while this ran.\n" % a.reps)
+    mt = os.path.join(os.path.dirname(path_md), "measured.txt")
+    if os.path.exists(mt):
+        L.append("srmsort's own measurement of the disks when it first used them "
+                 "(`measured.txt`, MB/s read and write, the weights' source):\n")
+        L.append("```\n" + open(mt).read().strip() + "\n```\n")
     L.append("| system | meaning |\n|---|---|")
     for s in sysnames:
         L.append("| `%s` | %s |" % (s, SYSTEMS[s][1]))
@@ -297,14 +305,15 @@ def report(a, rows, path_md):
              "d0/d1/...), its busy share (bytes over cap over time) and the memory "
              "cgroup's peak and limit hits.\n")
     L.append("| D | system | rep | seconds | method | runs | merge order | passes | nu | stalls "
-             "| workfile peak MB | MB read | MB written | busy share | mem peak MB | limit hits |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+             "| weights | workfile peak MB | MB read | MB written | busy share | mem peak MB | limit hits |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         peak = r.get("temp_peak_kb") or ""
-        L.append("| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["disks"], r["system"], r["rep"], float(r["seconds"]), r.get("method", ""),
             r.get("runs", ""), r.get("merge_order", ""), r.get("passes", ""), r.get("nu", ""),
-            r.get("stalls", ""), ("%.0f" % (float(peak) / 1024)) if peak not in ("", None) else "",
+            r.get("stalls", ""), r.get("weights", ""),
+            ("%.0f" % (float(peak) / 1024)) if peak not in ("", None) else "",
             r["read_mb"], r["written_mb"], r["busy"], r["mem_peak_mb"], r["mem_failcnt"]))
     notes = [r for r in rows if r.get("note")]
     if notes:
@@ -377,12 +386,26 @@ def main():
     path_md = os.path.join(a.out, "results.md")
     fields = ["disks", "system", "rep", "seconds", "wall", "method", "runs", "merge_order",
               "passes", "nu", "stalls", "temp_written_kb", "temp_read_kb", "temp_peak_kb", "io_wait_ms",
-              "direct_io", "weights", "caps", "read_mb", "written_mb", "read_total_mb",
+              "direct_io", "stripe", "weights_from", "weights", "caps", "read_mb", "written_mb", "read_total_mb",
               "written_total_mb", "busy", "mem_peak_mb", "mem_failcnt", "note"]
     if a.replot:
         report(a, list(csv.DictReader(open(path_csv))), path_md)
         return
     b = Bench(a)
+    if a.mode == "sort" and any(s != "native" for s in a.systems):
+        # srmsort measures each tablespace the first time it uses it: once,
+        # here, for all the disks, rather than in the first timed runs
+        n = len(b.disks)
+        b.set_caps(n)
+        b.psql("SET work_mem = '4MB'; SET srmsort.tablespaces = '%s';\n"
+               "SELECT count(*) FROM (SELECT * FROM (SELECT * FROM t LIMIT 3000000) x "
+               "ORDER BY k OFFSET 0) s;\n"
+               % ", ".join("e%d" % i for i in range(n)))
+        out, _ = b.psql("SELECT tablespace, round(read_mb_per_s::numeric, 1), "
+                        "round(write_mb_per_s::numeric, 1) FROM srmsort_disks ORDER BY 1;")
+        with open(os.path.join(a.out, "measured.txt"), "w") as f:
+            f.write("srmsort's measurement of the disks (tablespace|read MB/s|write MB/s):\n" + out)
+        print("measured:\n" + out, flush=True)
     rows = []
     with open(path_csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
