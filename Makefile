@@ -12,6 +12,7 @@ OBJS = \
 	src/build.o \
 	src/citus.o \
 	src/disks.o \
+	src/diskspeed.o \
 	src/dsmread.o \
 	src/forecast.o \
 	src/icukey.o \
@@ -20,6 +21,7 @@ OBJS = \
 	src/mergeplan.o \
 	src/node.o \
 	src/pbuild.o \
+	src/placement.o \
 	src/relwrite.o \
 	src/plan.o \
 	src/radix.o \

@@ -522,7 +522,8 @@ SrmIoWait(SrmIoSet *set, SrmIo *io)
 		else if (io->result >= 0 && (uint32) io->result < io->len)
 			finish_short(io);
 	}
-	if (io->result < 0 || (uint32) io->result != io->len)
+	if ((io->result < 0 || (uint32) io->result != io->len) &&
+		!set->soft_errors)
 		raise_error(io);
 	io->state = SRM_IO_IDLE;
 }

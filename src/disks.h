@@ -44,6 +44,15 @@ typedef struct SrmDisk
 	char	  **paths;
 } SrmDisk;
 
+/* where a disk set's weights come from (placement.c) */
+typedef enum SrmWeightSource
+{
+	SRM_WEIGHTS_FROM_EQUAL = 0, /* srmsort.disk_weights = equal, or one disk */
+	SRM_WEIGHTS_FROM_SETTING,	/* a list in srmsort.disk_weights */
+	SRM_WEIGHTS_FROM_MEASURED,	/* auto: the disks' learned bandwidths */
+	SRM_WEIGHTS_FROM_UNMEASURED /* auto, but no bandwidth known */
+} SrmWeightSource;
+
 typedef struct SrmDiskSet
 {
 	int			ndisks;
@@ -54,7 +63,22 @@ typedef struct SrmDiskSet
 	int			nfiles;			/* shared sets: files per disk, else 0 */
 	int			myfile;			/* shared sets: the file this set writes */
 	SrmDisk	   *disks;			/* ndisks entries */
+	double	   *weights;		/* ndisks relative weights (placement.c) */
+	int			weight_source;	/* SrmWeightSource */
 } SrmDiskSet;
+
+/*
+ * What one sort did on one of its disks: bytes read and written, and the
+ * time a read or a write of it was in flight (a union of intervals, so
+ * that requests in flight together count once), for EXPLAIN and for
+ * learning the disk's bandwidth.
+ */
+typedef struct SrmDiskUse
+{
+	int64		bytes[2];		/* [0] read, [1] written */
+	double		busy_ms[3];		/* [0] reading, [1] writing, [2] either */
+	double		until_ms[3];	/* the end of the busy time counted so far */
+} SrmDiskUse;
 
 /*
  * The workfile disks of a parallel index build, in its DSM segment.  Every
@@ -77,6 +101,8 @@ typedef struct SrmSharedDisks
 	int			nleftout;
 	int			nfiles;
 	bool		direct_io;
+	int			weight_source;
+	double		weights[SRM_MAX_DISKS];
 	Oid			spcs[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
 	SharedFileSet filesets[SRM_MAX_DISKS];
@@ -136,6 +162,15 @@ extern void SrmSharedDisksAttach(SrmSharedDisks *sd, dsm_segment *seg);
 extern SrmDiskSet *SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile,
 										int first, int count,
 										int peer_first, int npeers);
+
+/*
+ * For measuring a disk (diskspeed.c): a temporary file of fd.c in its
+ * tablespace (*vfd, deleted when closed) and a stable fd on it for I/O,
+ * with O_DIRECT where the filesystem allows it (*direct says if it did).
+ * The caller closes both with SrmDiskCloseProbe.
+ */
+extern int	SrmDiskOpenProbe(SrmDisk *disk, File *vfd, bool *direct);
+extern void SrmDiskCloseProbe(int fd, File vfd);
 
 /* GUC check hook of srmsort.tablespaces. */
 extern bool SrmCheckTablespaces(char **newval, void **extra, GucSource source);

@@ -51,6 +51,17 @@ extern void SrmJobCountIO(int disk, bool write, int64 bytes);
 extern void SrmJobCountDone(int disk, int64 bytes, double ms);	/* never ERRORs */
 
 /*
+ * The bandwidth of workfile disks (diskspeed.c): what is known of
+ * tablespace spc, in bytes per second; whether this backend should
+ * measure it (then it must Put, with figures <= 0 if it could not); a
+ * measurement or a refresh from a sort's busy time.
+ */
+extern bool SrmDiskSpeedGet(Oid spc, double *read_bps, double *write_bps);
+extern bool SrmDiskSpeedClaim(Oid spc);
+extern void SrmDiskSpeedPut(Oid spc, double read_bps, double write_bps,
+							bool refresh);
+
+/*
  * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the
  * facts of its sort for plan node id; the leader clears its old ones when
  * the node starts and collects them (once) when it explains.

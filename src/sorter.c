@@ -266,25 +266,28 @@ go_external(SrmSorter *s)
 		s->job = true;
 	}
 	s->block_size = s->share ? s->share->block_size :
-		SrmPlanBlockSize(s->budget, s->dsm, D, min_block,
+		SrmPlanBlockSize(s->budget, s->dsm, SrmTapeWidth(s->ts), min_block,
 						 s->est_rows, s->est_input,
 						 (double) s->load.ntuples,
 						 (double) s->input_bytes);
 	s->ts->block_size = s->block_size;
 
-	/* a participant of a parallel build writes to its disks only */
-	s->nwbufs = 2 * (s->ts->run_ndisks > 0 ? s->ts->run_ndisks : D);
-	s->wbufs = palloc(s->nwbufs * sizeof(char *));
-	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
-	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
-	for (i = 1; i < s->nwbufs; i++)
-		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
-
+	/*
+	 * Two periods of the stripe of new runs in flight; a participant of a
+	 * parallel build writes to its disks only.
+	 */
 	if (s->share != NULL)
 	{
 		s->ts->run_first = s->share->first_disk;
 		s->ts->run_ndisks = s->share->ndisks;
 	}
+	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
+	s->nwbufs = 2 * s->ts->stripes[i].width;
+	s->wbufs = palloc(s->nwbufs * sizeof(char *));
+	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
+	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
+	for (i = 1; i < s->nwbufs; i++)
+		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
 	s->maxruns = 64;
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
 	s->state = SS_BUILDRUNS;
@@ -303,7 +306,7 @@ new_run(SrmSorter *s, Size expect)
 	if (!s->ts->page_meta &&
 		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
 		SrmTapePageMeta(s->ts);
-	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));
+	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomStart(s->ts));
 }
 
 /*
@@ -335,7 +338,7 @@ merge_mem(SrmSorter *s, SrmMergeMem *mm)
 {
 	mm->budget = s->budget;
 	mm->dsm = s->dsm;
-	mm->ndisks = s->ts->ndisks;
+	mm->ndisks = SrmTapeWidth(s->ts);
 	mm->block_size = s->block_size;
 	mm->meta = s->runs_meta_bytes;
 	mm->load = SrmMemLoadBytes(&s->load);
@@ -1106,11 +1109,22 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 		st->io_wait_ms = s->ts->io->wait_ms;
 		if (s->counters.blocks_consumed > 0)
 			st->nu = (double) s->counters.parallel_reads /
-				((double) s->counters.blocks_consumed / s->ts->ndisks);
-		for (i = 0; i < s->ts->ndisks && len < (int) sizeof(st->disk_names) - 1; i++)
-			len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
-							"%s%s", i > 0 ? ", " : "",
-							s->ts->disks->disks[i].spcname);
+				((double) s->counters.blocks_consumed / SrmTapeWidth(s->ts));
+		st->direct_io = s->ts->disks->direct_io;
+		st->stripe_width = SrmTapeWidth(s->ts);
+		st->weight_source = s->ts->disks->weight_source;
+		StaticAssertStmt(SRM_STATS_DISKS == SRM_MAX_DISKS, "one entry per disk");
+		for (i = 0; i < s->ts->ndisks; i++)
+		{
+			st->disk[i].bytes_read = s->ts->use[i].bytes[0];
+			st->disk[i].bytes_written = s->ts->use[i].bytes[1];
+			st->disk[i].busy_ms = s->ts->use[i].busy_ms[2];
+			st->disk[i].share = SrmTapeShare(s->ts, i);
+			if (len < (int) sizeof(st->disk_names) - 1)
+				len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
+								"%s%s", i > 0 ? ", " : "",
+								s->ts->disks->disks[i].spcname);
+		}
 	}
 }
 
@@ -1125,7 +1139,8 @@ SrmSortStatsText(const SrmSortStats *st)
 					"runs %lld, merge order %d, passes %d, nu %.3f, parallel reads %lld, "
 					"flushes %lld, stalls %lld, temp written %lld kB, read %lld kB, "
 					"peak %lld kB, I/O wait %.1f ms, memory peak %lld kB of %lld kB, "
-					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes",
+					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes, "
+					"direct I/O %s, stripe of %d blocks (weights %s)",
 					SrmSortMethodName(st->method), st->ndisks, st->disk_names,
 					st->disks_left_out, st->block_size / 1024,
 					(long long) st->runs, st->merge_order, st->passes, st->nu,
@@ -1136,7 +1151,9 @@ SrmSortStatsText(const SrmSortStats *st)
 					(long long) (st->mem_peak / 1024),
 					(long long) (st->mem_budget / 1024),
 					(long long) ((st->meta_paged + 1023) / 1024),
-					(long long) st->tuples, (long long) st->input_bytes);
+					(long long) st->tuples, (long long) st->input_bytes,
+					st->direct_io ? "on" : "off", st->stripe_width,
+					SrmWeightSourceName(st->weight_source));
 }
 
 /*

@@ -28,6 +28,7 @@
 #include "disks.h"
 #include "icukey.h"
 #include "node.h"
+#include "placement.h"
 #include "shmem.h"
 #include "srmsort.h"
 
@@ -51,6 +52,7 @@ bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
 int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
+char	   *srmsort_debug_slow_disk = NULL;
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -181,6 +183,16 @@ define_settings(void)
 							 &srmsort_direct_io, false, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomStringVariable("srmsort.disk_weights",
+							   "Relative speeds of the workfile disks, for striping by weight.",
+							   "auto measures each tablespace's bandwidth the first time it is "
+							   "used and learns from sorts with direct I/O (needs "
+							   "shared_preload_libraries); equal stripes round robin; a list "
+							   "'tablespace:weight, ...' gives weights (unlisted tablespaces "
+							   "weigh 1).  Each disk gets blocks in proportion to its weight.",
+							   &srmsort_disk_weights, "auto", PGC_USERSET, GUC_LIST_INPUT,
+							   SrmCheckDiskWeights, SrmAssignDiskWeights, NULL);
+
 	DefineCustomEnumVariable("srmsort.merge_strategy",
 							 "Merge algorithm for external sorts.",
 							 "srm is Simple Randomized Mergesort with forecasting; dsm is "
@@ -238,6 +250,14 @@ define_settings(void)
 							&srmsort_debug_merge_pause, 0, 0, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("srmsort.debug_slow_disk",
+							   "Developer option: a tablespace whose measured bandwidth is taken as an eighth of what it is.",
+							   "Makes one of the test's workfile directories, all on one "
+							   "disk, look like a slow disk to weighted striping.  For the "
+							   "tests.",
+							   &srmsort_debug_slow_disk, "", PGC_SUSET,
+							   SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.debug_icu_table_after",
 							"Developer option: keys made through ICU for a collation before its table of primary weights is built.",
