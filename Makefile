@@ -31,9 +31,11 @@ OBJS = \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \
+	src/sortstats.o \
 	src/srmsort.o \
 	src/tape.o \
-	src/utility.o
+	src/utility.o \
+	src/writering.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
 OBJS += $(EXTRA_OBJS)

@@ -4,13 +4,14 @@
 # same disks) against srmsort's SRM and DSM merges, buffered and O_DIRECT,
 # for ORDER BY (--mode sort) or CREATE INDEX (--mode index).
 #
-# How the memory is bounded.  The server runs in a cgroup-v1 memory cgroup
-# of its own (a child of this script's, named srmsort_bench.PID) whose
-# memory.limit_in_bytes is --mem: the limit counts the server's processes'
-# memory, shared_buffers and every page of page cache they bring in --
-# the table's pages and the workfiles' -- so at most --mem of data can
-# stay in memory, whatever the machine has.  The script checks that the
-# postmaster is in that cgroup before it starts; every run resets and
+# How the memory is bounded (bench/memcg.sh).  The server runs in a
+# cgroup-v1 memory cgroup of its own (a child of this script's, named
+# srmsort_bench.PID) whose memory.limit_in_bytes is --mem: the limit counts
+# the server's processes' memory, shared_buffers and every page of page
+# cache they bring in -- the table's pages and the workfiles' -- so at most
+# --mem of data can stay in memory, whatever the machine has.  The script
+# checks that the postmaster is in that cgroup before it starts; every run
+# resets and
 # then reports the cgroup's peak usage (memory.max_usage_in_bytes, never
 # above the limit) and how often the limit was hit (memory.failcnt): hits
 # mean the kernel had to evict to stay in the bound.  Before each run the
@@ -70,6 +71,10 @@ while [ $# -gt 0 ]; do
 done
 
 . "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/memcg.sh"
+# the benchmark's cluster lives for hours: outside the tests' /tmp prefix,
+# whose runners clean up what they take for leftovers
+SRM_TMP_PREFIX=/var/tmp/srmsort-bench.
 [ "$(id -u)" -eq 0 ] || srm_die "needs root (loop devices, blkio and memory cgroups)"
 OUT=${OUT:-$SRM_REPO/bench/results/disk_bound}
 case "$MODE" in sort | index) ;; *) srm_die "--mode is sort or index" ;; esac
@@ -80,15 +85,7 @@ case "$DATASET" in
         DESC="10-byte random key + 90-byte payload" ;;
     *) srm_die "--dataset is int8 or records" ;;
 esac
-mem_bytes() {
-    local n=${1%[KMGkmg]*} u=${1##*[0-9]}
-    u=${u%B}
-    case "$u" in
-        "") echo "$n" ;; K | k) echo $((n * 1024)) ;; M | m) echo $((n * 1024 * 1024)) ;;
-        G | g) echo $((n * 1024 * 1024 * 1024)) ;; *) srm_die "bad size $1" ;;
-    esac
-}
-MEM_BYTES=$(mem_bytes "$MEM")
+MEM_BYTES=$(memcg_bytes "$MEM")
 DMAX=$(echo "$DLIST" | tr ',' '\n' | sort -n | tail -1)
 NCAPS=0
 [ -z "$CAPS" ] || NCAPS=$(echo "$CAPS" | tr ',' '\n' | wc -l)
@@ -103,20 +100,9 @@ srm_bench_packages
 srm_setup_tmp
 srm_build
 
-# the memory cgroup: a child of this script's own
-MEMROOT=$(findmnt -rn -t cgroup -o TARGET | while read -r m; do
-    [ -f "$m/memory.limit_in_bytes" ] && echo "$m" && break; done)
-[ -n "$MEMROOT" ] || srm_die "no cgroup-v1 memory controller mounted"
-SELF_CG=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
-CG=$MEMROOT${SELF_CG%/}/srmsort_bench.$$
 cleanup() {
     srm_cluster_stop
-    if [ -d "$CG" ]; then
-        while read -r pid; do
-            echo "$pid" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null || true
-        done <"$CG/cgroup.procs"
-        rmdir "$CG" 2>/dev/null || echo "left behind: $CG" >&2
-    fi
+    memcg_remove
     bash "$TOOL" down --force >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -124,22 +110,12 @@ trap cleanup EXIT
 SRMDISKS_OWNER=$SRM_USER bash "$TOOL" up "$DMAX" "$MBPS"
 # this shell, and so the server it starts, where the disks' caps apply
 bash "$TOOL" enter $$
-mkdir "$CG"
-echo "$MEM_BYTES" >"$CG/memory.limit_in_bytes"
-# the server is started from inside the cgroup (its processes inherit it),
-# then this shell leaves it again
-echo $$ >"$CG/cgroup.procs"
+memcg_create "$MEM_BYTES"
 SRM_EXTRA_CONF="shared_buffers = '128MB'
 max_parallel_workers_per_gather = 0
 max_wal_size = '8GB'
 checkpoint_timeout = '1h'
-log_temp_files = -1" srm_cluster_start
-echo $$ >"$(dirname "$CG")/cgroup.procs"
-PM=$(head -1 "$SRM_PGDATA/postmaster.pid")
-grep -q "memory:${SELF_CG%/}/srmsort_bench.$$\$" "/proc/$PM/cgroup" ||
-    srm_die "the postmaster is not in $CG"
-grep -q "blkio:/\$" "/proc/$PM/cgroup" || srm_die "the postmaster is not in the root blkio cgroup"
-srm_log "server (pid $PM) in memory cgroup $CG, limit $MEM ($MEM_BYTES bytes)"
+log_temp_files = -1" memcg_start_server
 
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 for i in $(seq 0 $((DMAX - 1))); do
@@ -173,7 +149,7 @@ SETUP="$(date -u '+%Y-%m-%d %H:%M UTC'), PostgreSQL $("$SRM_PG_CONFIG" --version
 * Command: \`bench/disk_bound.sh --mode $MODE --dataset $DATASET --rows $ROWS --mem $MEM --mbps $MBPS${CAPS:+ --caps $CAPS} --disks $DLIST --systems $SYSTEMS --reps $REPS --work-mem $WORK_MEM${MODE:+} --out ${OUT#$SRM_REPO/}\`"
 "$SRM_PYTHON" "$SRM_REPO/bench/disk_bound.py" --mode "$MODE" --key "$KEY" --disks "$DLIST" \
     --systems "$SYSTEMS" --reps "$REPS" --work-mem "$WORK_MEM" --maintenance-work-mem "$MWM" \
-    --mbps "$MBPS" --caps "$CAPS" --mem-bytes "$MEM_BYTES" --cgroup "$CG" --disks-tool "$TOOL" \
+    --mbps "$MBPS" --caps "$CAPS" --mem-bytes "$MEM_BYTES" --cgroup "$MEMCG" --disks-tool "$TOOL" \
     --psql "$SRM_BIN/psql" --user "$SRM_USER" --out "$OUT" --title "$TITLE" \
     --plot-title "$ROWS rows ($DATASET), memory bound $MEM, $MODE" --setup-text "$SETUP"
 cp "$SRM_TMP/server.log" "$OUT/server.log" 2>/dev/null || true

@@ -52,6 +52,7 @@
 #include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
+#include "writering.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
@@ -88,10 +89,7 @@ struct SrmSorter
 	int			maxruns;
 	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
 									 * sum of their meta_bytes */
-	int			nwbufs;
-	char	  **wbufs;
-	char	   *wbufs_raw;		/* the allocation behind wbufs */
-	SrmIo	   *wios;
+	SrmWriteRing wring;			/* the buffers runs are written through */
 	SrmMerge   *merge;
 	SrmScan    *scan;
 	SrmMergeCounters counters;
@@ -133,9 +131,9 @@ mem_used(SrmSorter *s)
 {
 	Size		used = SrmMemLoadBytes(&s->load);
 
-	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
+	used += (Size) s->wring.nbufs * (s->block_size + SRM_BUF_SLACK);
 	/* the page caches of the run being written */
-	if (s->nwbufs > 0)
+	if (s->wring.nbufs > 0)
 		used += SrmRunOpenBytes(s->ts);
 	return used + meta_charged(s);
 }
@@ -282,12 +280,8 @@ go_external(SrmSorter *s)
 		s->ts->run_ndisks = s->share->ndisks;
 	}
 	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
-	s->nwbufs = 2 * s->ts->stripes[i].width;
-	s->wbufs = palloc(s->nwbufs * sizeof(char *));
-	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
-	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
-	for (i = 1; i < s->nwbufs; i++)
-		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
+	SrmWriteRingAlloc(&s->wring, s->ts, 2 * s->ts->stripes[i].width, false,
+					  s->cxt);
 	s->maxruns = 64;
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
 	s->state = SS_BUILDRUNS;
@@ -397,10 +391,12 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	for (i = 0; i < k; i++)
 		out->merges = Max(out->merges, inputs[i]->merges + 1);
 
+	/* the inputs' last blocks may still be on their way (write-behind) */
+	SrmWriteRingWait(&s->wring, s->ts);
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
+	w = SrmWriteRingBegin(&s->wring, s->ts, out);
 	SrmMergeToRun(m, w);
-	SrmRunWriterEnd(w);
+	SrmWriteRingEnd(&s->wring, w);
 	SrmMergeEnd(m);
 
 	for (i = 0; i < k; i++)
@@ -461,15 +457,13 @@ debug_pause_before_merge(void)
 
 /*
  * free_write_buffers
- *		The last run is written: the 2D write buffers go.
+ *		The last run is written: the write buffers go, once their writes
+ *		are done.
  */
 static void
 free_write_buffers(SrmSorter *s)
 {
-	pfree(s->wbufs_raw);
-	pfree(s->wbufs);
-	s->wbufs = NULL;
-	s->nwbufs = 0;
+	SrmWriteRingFree(&s->wring, s->ts);
 }
 
 /*
@@ -540,6 +534,27 @@ run_merges(SrmSorter *s)
 }
 
 /*
+ * start_write_behind
+ *		After the first run with direct I/O: from now on the write buffers
+ *		take a share of the budget and runs end with their writes in
+ *		flight (writering.c).  The load gives back its memory first; the
+ *		caller sizes the next one beside the new buffers.
+ */
+static void
+start_write_behind(SrmSorter *s)
+{
+	int			n = SrmWriteBehindBuffers(s->budget, s->block_size,
+										  s->wring.nbufs);
+
+	s->wring.behind = true;
+	if (n == 0)
+		return;
+	SrmMemLoadRelease(&s->load);
+	SrmWriteRingFree(&s->wring, s->ts);
+	SrmWriteRingAlloc(&s->wring, s->ts, n, true, s->cxt);
+}
+
+/*
  * dump_run
  *		Sort the memory load and write it as a run.
  */
@@ -563,13 +578,15 @@ dump_run(SrmSorter *s)
 	/* a run's bookkeeping: about the last one's */
 	run = new_run(s, s->nruns > 0 ?
 						  s->runs[s->nruns - 1]->meta_bytes : 0);
-	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
+	w = SrmWriteRingBegin(&s->wring, s->ts, run);
 	SrmMemLoadWriteRun(&s->load, w);
-	SrmRunWriterEnd(w);
+	SrmWriteRingEnd(&s->wring, w);
 	add_run(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
+	if (s->ts->disks->direct_io && !s->wring.behind)
+		start_write_behind(s);
 	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
 		!s->no_early_merge)
 	{
@@ -815,6 +832,9 @@ SrmSorterFinishRuns(SrmSorter *s)
 	Assert(s->share != NULL);
 	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
 		dump_run(s);
+	/* the runs are read by another process next */
+	if (s->ts != NULL)
+		SrmWriteRingWait(&s->wring, s->ts);
 	MemoryContextSwitchTo(old);
 }
 
@@ -1034,35 +1054,6 @@ SrmSorterRestorePos(SrmSorter *s)
 /* ---------- statistics and end ---------- */
 
 /*
- * SrmSortMethodName
- *		The name EXPLAIN shows for a method.
- */
-const char *
-SrmSortMethodName(SrmSortMethod method)
-{
-	switch (method)
-	{
-		case SRM_METHOD_STILL_RUNNING:
-			return "still in progress";
-		case SRM_METHOD_QUICKSORT:
-			return "quicksort";
-		case SRM_METHOD_RADIX:
-			return "radix sort";
-		case SRM_METHOD_SRM:
-			return "external SRM merge";
-		case SRM_METHOD_DSM:
-			return "external DSM merge";
-		case SRM_METHOD_SRM_MATERIALIZED:
-			return "external SRM sort";
-		case SRM_METHOD_PARTICIPANT_RUNS:
-			return "runs for the parallel merge";
-		case SRM_METHOD_DSM_MATERIALIZED:
-			return "external DSM sort";
-	}
-	return "unknown";
-}
-
-/*
  * SrmSorterGetStats
  *		The facts of the sort so far.
  */
@@ -1126,34 +1117,6 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 								s->ts->disks->disks[i].spcname);
 		}
 	}
-}
-
-/*
- * SrmSortStatsText
- *		See sorter.h.
- */
-char *
-SrmSortStatsText(const SrmSortStats *st)
-{
-	return psprintf("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, "
-					"runs %lld, merge order %d, passes %d, nu %.3f, parallel reads %lld, "
-					"flushes %lld, stalls %lld, temp written %lld kB, read %lld kB, "
-					"peak %lld kB, I/O wait %.1f ms, memory peak %lld kB of %lld kB, "
-					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes, "
-					"direct I/O %s, stripe of %d blocks (weights %s)",
-					SrmSortMethodName(st->method), st->ndisks, st->disk_names,
-					st->disks_left_out, st->block_size / 1024,
-					(long long) st->runs, st->merge_order, st->passes, st->nu,
-					(long long) st->parallel_reads, (long long) st->flushes,
-					(long long) st->stalls, (long long) (st->temp_written / 1024),
-					(long long) (st->temp_read / 1024),
-					(long long) (st->temp_peak / 1024), st->io_wait_ms,
-					(long long) (st->mem_peak / 1024),
-					(long long) (st->mem_budget / 1024),
-					(long long) ((st->meta_paged + 1023) / 1024),
-					(long long) st->tuples, (long long) st->input_bytes,
-					st->direct_io ? "on" : "off", st->stripe_width,
-					SrmWeightSourceName(st->weight_source));
 }
 
 /*

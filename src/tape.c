@@ -669,11 +669,14 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 /*
  * SrmRunWriterBegin
  *		Start writing run through nbufs caller-owned block buffers (with
- *		their SrmIo structs); 2*D buffers give full parallelism.
+ *		their SrmIo structs), used in turn from buffer first on; two
+ *		periods of the run's stripe (2D buffers, with equal weights) give
+ *		full parallelism.  A buffer whose earlier write is still in flight
+ *		is waited for when its turn comes.
  */
 SrmRunWriter *
 SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run, int nbufs, char **bufs,
-				  SrmIo *ios)
+				  SrmIo *ios, int first)
 {
 	SrmRunWriter *w = palloc0(sizeof(SrmRunWriter));
 
@@ -682,7 +685,8 @@ SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run, int nbufs, char **bufs,
 	w->nbufs = nbufs;
 	w->bufs = bufs;
 	w->ios = ios;
-	w->cur = 0;
+	w->batch = Max(Min(nbufs / 2, ts->stripes[run->stripe].width), 1);
+	w->cur = first % nbufs;
 	w->have_block = false;
 	return w;
 }
@@ -759,13 +763,17 @@ write_block(SrmRunWriter *w)
 	w->ios[w->cur].tag = d;
 
 	/*
-	 * Submit half the buffers' writes at once: a buffered write usually
-	 * goes to io_uring's worker, and waking it (another CPU) costs more
-	 * than the submission; one wake-up then serves the batch.  Reusing a
-	 * buffer waits for its write, which submits it if it is still held.
+	 * Submit a period of the stripe's writes at once (half the buffers of
+	 * the usual two periods): a buffered write usually goes to io_uring's
+	 * worker, and waking it (another CPU) costs more than the submission;
+	 * one wake-up then serves the batch.  Reusing a buffer waits for its
+	 * write, which submits it if it is still held.
 	 */
-	if ((w->cur + 1) % Max(w->nbufs / 2, 1) == 0)
+	if (++w->unsubmitted >= w->batch)
+	{
 		SrmIoSubmit(ts->io);
+		w->unsubmitted = 0;
+	}
 
 	SrmJobCountIO(d, true, ts->block_size);
 	ts->blocks_written++;
@@ -957,25 +965,37 @@ SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec, Size reclen,
 
 /*
  * SrmRunWriterEnd
- *		Write the last block and wait until every block of the run is on
- *		disk.  The last forecast entry predicts nothing.
+ *		Write the last block and, with wait, wait until every block of the
+ *		run is on disk; else submit what is left and return at once (the
+ *		caller waits for the buffers before anything reads the run or
+ *		frees them).  The last forecast entry predicts nothing.  Returns
+ *		the buffer a writer that follows through the same buffers should
+ *		start with: the oldest.
  */
-void
-SrmRunWriterEnd(SrmRunWriter *w)
+int
+SrmRunWriterEnd(SrmRunWriter *w, bool wait)
 {
 	int			i;
+	int			next;
 
 	if (w->have_block)
 		close_head_block(w);
-	for (i = 0; i < w->nbufs; i++)
-		if (w->ios[i].state != SRM_IO_IDLE)
-			SrmIoWait(w->ts->io, &w->ios[i]);
+	if (wait)
+	{
+		for (i = 0; i < w->nbufs; i++)
+			if (w->ios[i].state != SRM_IO_IDLE)
+				SrmIoWait(w->ts->io, &w->ios[i]);
+	}
+	else
+		SrmIoSubmit(w->ts->io);
 	if (w->run->nforecast > 0)
 		SrmRunForecast(w->ts, w->run, w->run->nforecast - 1, true)->next_head = -1;
 	SrmRunCloseMeta(w->ts, w->run);
 	if (w->scratch != NULL)
 		pfree(w->scratch);
+	next = w->cur;
 	pfree(w);
+	return next;
 }
 
 /* ---------- runs handed between processes ---------- */

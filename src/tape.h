@@ -148,6 +148,8 @@ typedef struct SrmRunWriter
 	int			nbufs;
 	char	  **bufs;
 	SrmIo	   *ios;
+	int			batch;			/* writes submitted together */
+	int			unsubmitted;	/* writes prepared since the last submit */
 	int			cur;			/* buffer being filled */
 	char	   *pos;			/* fill position in bufs[cur] */
 	char	   *last_rec;		/* last record put in bufs[cur] */
@@ -244,12 +246,13 @@ extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
 							char **scratch, MemoryContext cxt, bool release);
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
-									   int nbufs, char **bufs, SrmIo *ios);
+									   int nbufs, char **bufs, SrmIo *ios,
+									   int first);
 extern void SrmRunWriterPutTuple(SrmRunWriter *w, const void *tuple,
 								 uint32 len, uint64 key, uint8 nrank);
 extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
 								  Size reclen, uint64 key, uint8 nrank);
-extern void SrmRunWriterEnd(SrmRunWriter *w);
+extern int	SrmRunWriterEnd(SrmRunWriter *w, bool wait);
 
 /* Bookkeeping after a record was placed at w->pos. */
 static inline void
