@@ -16,6 +16,7 @@ OBJS = \
 	src/dsmread.o \
 	src/forecast.o \
 	src/icukey.o \
+	src/iomode.o \
 	src/keys.o \
 	src/merge.o \
 	src/mergeplan.o \

@@ -24,6 +24,9 @@ SET srmsort.disk_weights = 'srm_d0:-1';
 SET srmsort.disk_weights = 'srm_d0:2, "srm_d1":1.5';
 SHOW srmsort.disk_weights;
 SET srmsort.disk_weights = equal;
+SET srmsort.direct_io = maybe;
+SET srmsort.direct_io = true;
+SHOW srmsort.direct_io;
 SET srmsort.random_seed = 5;
 RESET ALL;
 -- every setting, with its unit and who may set it

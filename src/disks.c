@@ -347,7 +347,7 @@ init_disk(SrmDisk *disk, Oid spc, const char *name)
  *		See disks.h.
  */
 SrmDiskSet *
-SrmDiskSetOpen(int maxdisks)
+SrmDiskSetOpen(int maxdisks, double expect_bytes)
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
@@ -361,7 +361,7 @@ SrmDiskSetOpen(int maxdisks)
 				   &set->nleftout);
 	set->ndisks = count;
 	set->partno = partno;
-	set->direct_io = srmsort_direct_io;
+	set->direct_io = SrmChooseDirectIo(expect_bytes);
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
 		init_disk(&set->disks[i], oids[first + i], names[first + i]);
@@ -535,7 +535,8 @@ SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
 	sd->ndisks = count;
 	sd->partno = partno;
 	sd->nfiles = nfiles;
-	sd->direct_io = srmsort_direct_io;
+	/* the build's size is not known here: auto stays buffered */
+	sd->direct_io = SrmChooseDirectIo(0);
 
 	/* the weights, once for all participants */
 	memset(&probe, 0, sizeof(probe));

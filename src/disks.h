@@ -108,18 +108,34 @@ typedef struct SrmSharedDisks
 	SharedFileSet filesets[SRM_MAX_DISKS];
 } SrmSharedDisks;
 
+/* srmsort.direct_io */
+typedef enum SrmDirectIo
+{
+	SRM_DIRECT_IO_OFF = 0,
+	SRM_DIRECT_IO_ON,
+	SRM_DIRECT_IO_AUTO
+} SrmDirectIo;
+
 /* settings (defined in srmsort.c) */
 extern PGDLLIMPORT char *srmsort_tablespaces;
-extern PGDLLIMPORT bool srmsort_direct_io;
+extern PGDLLIMPORT int srmsort_direct_io;
+
+/*
+ * Should a sort whose workfiles are expected to take expect_bytes (0:
+ * unknown) use O_DIRECT?  srmsort.direct_io, or for auto the choice of
+ * iomode.c.
+ */
+extern bool SrmChooseDirectIo(double expect_bytes);
 
 /*
  * Resolve the configured disks, take a partition of them and at most
  * maxdisks of its disks, and create one workfile on each, in
- * CurrentMemoryContext.  Must run inside a transaction.  Tablespaces that
- * cannot be used are skipped as temp_tablespaces skips them; ERRORs only
- * for a file that cannot be created.
+ * CurrentMemoryContext, for a sort expected to write expect_bytes (0:
+ * unknown).  Must run inside a transaction.  Tablespaces that cannot be
+ * used are skipped as temp_tablespaces skips them; ERRORs only for a file
+ * that cannot be created.
  */
-extern SrmDiskSet *SrmDiskSetOpen(int maxdisks);
+extern SrmDiskSet *SrmDiskSetOpen(int maxdisks, double expect_bytes);
 
 /*
  * Declare that disk's workfile is about to grow to new_eof bytes, so that

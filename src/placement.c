@@ -310,7 +310,7 @@ parse_weights(const char *value, SrmWeightsSetting *ws)
 		w = strtod(p, &end);
 		if (end == p || errno != 0 || !(w > 0) || w > SRM_MAX_WEIGHT)
 		{
-			GUC_check_errdetail("The weight of tablespace \"%s\" must be a number greater than 0 and at most %g.",
+			GUC_check_errdetail("The weight of tablespace \"%s\" must be a number greater than 0 and at most %.0f.",
 								ws->names[ws->n], SRM_MAX_WEIGHT);
 			return false;
 		}

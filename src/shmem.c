@@ -329,6 +329,21 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 }
 
 /*
+ * SrmActiveJobs
+ *		See shmem.h; 0 without shared memory.
+ */
+int
+SrmActiveJobs(void)
+{
+	int			n;
+
+	if (srm_shared == NULL)
+		return 0;
+	n = (int) pg_atomic_read_u32(&srm_shared->active_jobs) - (job_active ? 1 : 0);
+	return Max(n, 0);
+}
+
+/*
  * job_exit_cb
  *		Backend exit: end a job still registered.
  */

@@ -37,6 +37,9 @@ extern bool SrmShmemAvailable(void);
 extern void SrmPartitionChoose(const Oid *spcs, int ndisks, int *first,
 							   int *count, int *partno, int *nparts);
 
+/* Sort jobs running on srmsort's disks, this backend's not counted. */
+extern int	SrmActiveJobs(void);
+
 /* The job of this backend: registered while a sort uses workfiles. */
 extern void SrmJobBegin(const Oid *spcs, int ndisks, int partno);
 extern void SrmJobSetPhase(SrmJobPhase phase, int pass);

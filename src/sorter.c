@@ -233,6 +233,23 @@ shared_disks(SrmSorter *s)
 }
 
 /*
+ * expected_bytes
+ *		What the sort's runs will hold, by the planner's estimate of its
+ *		rows (or input bytes) and the first load's bytes per tuple; 0 if
+ *		there is no estimate.
+ */
+static double
+expected_bytes(SrmSorter *s)
+{
+	double		avglen = s->load.ntuples > 0 ?
+		(double) s->input_bytes / s->load.ntuples : 64.0;
+	double		rows = s->est_rows > 0 ? s->est_rows :
+		s->est_input / (avglen + 8.0);
+
+	return Max(rows, 0) * avglen;
+}
+
+/*
  * go_external
  *		The first run is due: choose the block size, open the disks and
  *		allocate the 2D write buffers.
@@ -252,7 +269,8 @@ go_external(SrmSorter *s)
 	/* the disk count is needed for the block size: open with a probe size */
 	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
-	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
+	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks,
+							 expected_bytes(s), byval, typlen,
 							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
 	D = s->ts->ndisks;
 	{

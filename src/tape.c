@@ -89,11 +89,12 @@ io_done(SrmIo *io, double ms, void *arg)
 /*
  * SrmTapeSetCreate
  *		Open at most maxdisks workfile disks (or take the disk set given)
- *		and an I/O set for a sort with blocks of block_size bytes, in
- *		CurrentMemoryContext.
+ *		and an I/O set for a sort with blocks of block_size bytes expected
+ *		to write expect_bytes (0: unknown), in CurrentMemoryContext.
  */
 SrmTapeSet *
-SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
+SrmTapeSetCreate(int block_size, int maxdisks, double expect_bytes,
+				 bool key_byval,
 				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg,
 				 SrmRecFormat *fmt, SrmDiskSet *disks)
 {
@@ -114,7 +115,7 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	else
 		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
 
-	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks);
+	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks, expect_bytes);
 	ts->ndisks = ts->disks->ndisks;
 	ts->maxwidth = Max(maxdisks, 1);
 	ts->stripes = palloc(sizeof(SrmStripe));

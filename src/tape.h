@@ -161,6 +161,7 @@ typedef struct SrmRunWriter
 } SrmRunWriter;
 
 extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
+									double expect_bytes,
 									bool key_byval, int16 key_typlen,
 									SrmKeyFn keyfn, void *keyarg,
 									SrmRecFormat *fmt, SrmDiskSet *disks);
