@@ -41,33 +41,52 @@ import subprocess
 import sys
 import time
 
-SYSTEMS = {
-    # name: (settings, description)
-    "native": ("SET srmsort.enabled = off; SET temp_tablespaces = {list};",
-               "PostgreSQL's sort, temp_tablespaces over the D disks"),
-    "srm": ("SET srmsort.tablespaces = '{list}';",
-            "srmsort, SRM merge, its default I/O mode"),
-    "srm_buf": ("SET srmsort.tablespaces = '{list}'; SET srmsort.direct_io = off;",
-                "srmsort, SRM merge, buffered workfiles"),
-    "srm_direct": ("SET srmsort.tablespaces = '{list}'; SET srmsort.direct_io = on;",
-                   "srmsort, SRM merge, O_DIRECT workfiles"),
-    "dsm_buf": ("SET srmsort.tablespaces = '{list}'; SET srmsort.direct_io = off; "
-                "SET srmsort.merge_strategy = dsm;",
-                "srmsort, DSM merge (the paper's baseline), buffered"),
-    "dsm_direct": ("SET srmsort.tablespaces = '{list}'; SET srmsort.direct_io = on; "
-                   "SET srmsort.merge_strategy = dsm;",
-                   "srmsort, DSM merge, O_DIRECT"),
-    "srm_rr": ("SET srmsort.tablespaces = '{list}'; SET srmsort.disk_weights = equal;",
-               "srmsort, SRM merge, equal weights (round-robin striping)"),
-    # srmsort with the disks uncapped and the memory bound lifted, after a
-    # warm-up: its CPU-bound time (the "in-memory time" of the goals)
-    "srm_mem": ("SET srmsort.tablespaces = '{list}';",
-                "srmsort with the disks uncapped and no memory bound (CPU-bound time)"),
-}
+def system(name):
+    """The settings and the description of a system: native (PostgreSQL's
+    sort, temp_tablespaces over the D disks), or srm / dsm (srmsort's SRM
+    or DSM merge over the D disks) with any of the suffixes _buf / _direct
+    (srmsort.direct_io off / on; none: its default, auto), _rr (round-robin
+    striping: srmsort.disk_weights = equal; none: its default, measured
+    weights), _full (every disk at --mbps whatever --caps says, with equal
+    weights: what weighted disks are compared with, in the same run) and
+    _mem (the disks uncapped, the memory bound lifted, after a warm-up: the
+    sort's CPU-bound time, "the in-memory time" of the goals).  None if the
+    name is not one of these."""
+    parts = name.split("_")
+    if name == "native":
+        return ("SET srmsort.enabled = off; SET temp_tablespaces = {list};",
+                "PostgreSQL's sort, temp_tablespaces over the D disks")
+    if parts[0] not in ("srm", "dsm") or len(set(parts[1:])) != len(parts) - 1:
+        return None
+    sets = ["SET srmsort.tablespaces = '{list}';"]
+    desc = ["srmsort, %s merge" % parts[0].upper()]
+    if parts[0] == "dsm":
+        sets.append("SET srmsort.merge_strategy = dsm;")
+    for suffix in parts[1:]:
+        if suffix == "buf":
+            sets.append("SET srmsort.direct_io = off;")
+            desc.append("buffered")
+        elif suffix == "direct":
+            sets.append("SET srmsort.direct_io = on;")
+            desc.append("O_DIRECT")
+        elif suffix == "rr":
+            sets.append("SET srmsort.disk_weights = equal;")
+            desc.append("round-robin striping (equal weights)")
+        elif suffix == "full":
+            sets.append("SET srmsort.disk_weights = equal;")
+            desc.append("every disk at full speed")
+        elif suffix == "mem":
+            desc.append("disks uncapped, no memory bound (CPU-bound time)")
+        else:
+            return None
+    if not any(x in parts for x in ("buf", "direct")):
+        desc.append("default I/O mode")
+    return (" ".join(sets), ", ".join(desc))
+
 
 PALETTE = {"native": "tab:red", "srm": "tab:blue", "srm_buf": "tab:blue",
            "srm_direct": "tab:cyan", "dsm_buf": "tab:green", "dsm_direct": "tab:olive",
-           "srm_rr": "tab:purple", "srm_mem": "tab:grey"}
+           "dsm": "tab:green", "srm_rr": "tab:purple", "srm_mem": "tab:grey"}
 
 
 def sh(cmd, **kw):
@@ -117,11 +136,11 @@ class Bench:
     def disks_tool(self, *args):
         sh(["bash", self.a.disks_tool] + list(args))
 
-    def set_caps(self, D, uncapped=False):
+    def set_caps(self, D, uncapped=False, full=False):
         n = len(self.disks)
         if uncapped:
             caps = [0] * n
-        elif self.caps:
+        elif self.caps and not full:
             caps = (self.caps + [self.a.mbps] * n)[:n]
         else:
             caps = [self.a.mbps] * n
@@ -148,7 +167,7 @@ class Bench:
 
     def statement(self, sysname, D):
         lst = ", ".join("e%d" % i for i in range(D))
-        settings = SYSTEMS[sysname][0].format(list=lst)
+        settings = system(sysname)[0].format(list=lst)
         pre = "SET work_mem = '%s'; SET maintenance_work_mem = '%s'; %s" % (
             self.a.work_mem, self.a.maintenance_work_mem, settings)
         if self.a.mode == "index":
@@ -194,8 +213,9 @@ class Bench:
         return f
 
     def run(self, sysname, D):
-        inmem = sysname == "srm_mem"
-        caps = self.set_caps(D, uncapped=inmem)
+        inmem = sysname.endswith("_mem")
+        full = "_full" in sysname
+        caps = self.set_caps(D, uncapped=inmem, full=full)
         if inmem:
             self.cgroup_file("memory.limit_in_bytes", -1)
             # warm: the table and the workfiles' pages may stay in memory
@@ -219,6 +239,8 @@ class Bench:
                 e = self.cgroup_file("memory.limit_in_bytes", self.a.mem_bytes)
                 if e is not None:
                     sys.exit("could not restore the memory bound: %s" % e)
+            self.set_caps(D)
+        if full:
             self.set_caps(D)
         f = self.facts(sysname, out, err)
         f["wall"] = wall
@@ -258,8 +280,9 @@ def report(a, rows, path_md):
         # the workfile bytes srmsort's SRM sort wrote and read (its own
         # count, whatever the page cache absorbed), spread evenly over the
         # d disks at their caps
-        ref = [r for r in sel(d, "srm") + sel(d, "srm_buf") + sel(d, "srm_direct") + sel(d, "srm_rr")
-               if r.get("temp_written_kb") not in ("", None) and r.get("temp_read_kb") not in ("", None)]
+        ref = [r for r in rows if int(r["disks"]) == d and r["system"].startswith("srm")
+               and not r["system"].endswith("_mem") and "_full" not in r["system"]
+               and r.get("temp_written_kb") not in ("", None) and r.get("temp_read_kb") not in ("", None)]
         if not ref:
             return float("nan")
         caps = [float(c) for c in ref[0]["caps"].split("/")]
@@ -282,11 +305,11 @@ def report(a, rows, path_md):
         L.append("```\n" + open(mt).read().strip() + "\n```\n")
     L.append("| system | meaning |\n|---|---|")
     for s in sysnames:
-        L.append("| `%s` | %s |" % (s, SYSTEMS[s][1]))
+        L.append("| `%s` | %s |" % (s, system(s)[1]))
     L.append("")
     hdr = "| D | I/O floor |" + "".join(" %s |" % s for s in sysnames)
     if "native" in sysnames:
-        hdr += "".join(" native/%s |" % s for s in sysnames if s not in ("native", "srm_mem"))
+        hdr += "".join(" native/%s |" % s for s in sysnames if s != "native" and not s.endswith("_mem"))
     L.append(hdr)
     L.append("|" + "---|" * (hdr.count("|") - 1))
     for d in ds:
@@ -296,7 +319,7 @@ def report(a, rows, path_md):
             line += (" %.2f (%.2f-%.2f) |" % (median(xs), min(xs), max(xs))) if xs else " |"
         if "native" in sysnames:
             for s in sysnames:
-                if s in ("native", "srm_mem"):
+                if s == "native" or s.endswith("_mem"):
                     continue
                 line += (" %.2f× |" % (med(d, "native") / med(d, s))) if sel(d, s) else " |"
         L.append(line)
@@ -337,7 +360,7 @@ def report(a, rows, path_md):
         pts = [(d, med(d, s)) for d in ds if sel(d, s)]
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=s,
-                    color=PALETTE.get(s), linestyle=":" if s == "srm_mem" else "-")
+                    color=PALETTE.get(s), linestyle=":" if s.endswith("_mem") else "-")
     fl = [(d, floor(d)) for d in ds if floor(d) == floor(d)]
     if fl:
         ax.plot([p[0] for p in fl], [p[1] for p in fl], color="black", linestyle="--",
@@ -379,8 +402,8 @@ def main():
     a = p.parse_args()
     a.systems = a.systems.split(",")
     for s in a.systems:
-        if s not in SYSTEMS:
-            sys.exit("unknown system %s (known: %s)" % (s, ", ".join(SYSTEMS)))
+        if system(s) is None:
+            sys.exit("unknown system %s (see system() in %s)" % (s, sys.argv[0]))
     os.makedirs(a.out, exist_ok=True)
     path_csv = os.path.join(a.out, "disk_bound.csv")
     path_md = os.path.join(a.out, "results.md")

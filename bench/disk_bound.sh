@@ -36,6 +36,8 @@
 # native,srm_buf,srm_direct,dsm_buf,dsm_direct), --reps N (3), --work-mem
 # (64MB), --maintenance-work-mem (1GB), --out DIR (bench/results/disk_bound),
 # --pg N (the server version, as for the tests).  Needs root.
+# SRMSORT_COMMIT names the code measured when the repository is an export
+# (git archive) rather than a checkout.
 set -euo pipefail
 
 MODE=sort
@@ -140,7 +142,7 @@ else
     WHAT="SELECT * FROM t ORDER BY k OFFSET 1e12, work_mem $WORK_MEM, one backend (max_parallel_workers_per_gather 0)"
     TITLE="ORDER BY larger than memory on D emulated disks"
 fi
-SETUP="$(date -u '+%Y-%m-%d %H:%M UTC'), PostgreSQL $("$SRM_PG_CONFIG" --version | sed 's/^PostgreSQL //'), srmsort $(git -C "$SRM_REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$SRM_REPO" diff --quiet 2>/dev/null || echo '+changes').
+SETUP="$(date -u '+%Y-%m-%d %H:%M UTC'), PostgreSQL $("$SRM_PG_CONFIG" --version | sed 's/^PostgreSQL //'), srmsort ${SRMSORT_COMMIT:-$(git -C "$SRM_REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$SRM_REPO" diff --quiet 2>/dev/null || echo '+changes')}.
 
 * Data: $ROWS rows of $DESC, $TABLE_MB MB of table ($(awk -v t="$TABLE_MB" -v m="$MEM_BYTES" 'BEGIN {printf "%.1f", t * 1048576 / m}')x the memory bound).
 * Statement: $WHAT.

@@ -84,7 +84,11 @@ stripe_shares(const double *w, int n, int k, uint8 *share, int *width)
 		wmax = Max(wmax, w[d]);
 	for (d = 0; d < n; d++)
 	{
-		int			s = (wmax > 0 && w[d] > 0) ? (int) rint(k * w[d] / wmax) : k;
+		/*
+		 * Rounded up from a fifth of a share below: measurements of equal
+		 * disks differ by a tenth or so, and should stripe round robin.
+		 */
+		int			s = (wmax > 0 && w[d] > 0) ? (int) ceil(k * w[d] / wmax - 0.2) : k;
 
 		share[d] = (uint8) Min(Max(s, 1), k);
 	}
