@@ -41,6 +41,16 @@ import subprocess
 import sys
 import time
 
+# a system's suffixes: its settings, its description
+SUFFIXES = {
+    "buf": ("SET srmsort.direct_io = off;", "buffered"),
+    "direct": ("SET srmsort.direct_io = on;", "O_DIRECT"),
+    "rr": ("SET srmsort.disk_weights = equal;", "round-robin striping (equal weights)"),
+    "full": ("SET srmsort.disk_weights = equal;", "every disk at full speed"),
+    "mem": ("", "disks uncapped, no memory bound (CPU-bound time)"),
+}
+
+
 def system(name):
     """The settings and the description of a system: native (PostgreSQL's
     sort, temp_tablespaces over the D disks), or srm / dsm (srmsort's SRM
@@ -63,22 +73,11 @@ def system(name):
     if parts[0] == "dsm":
         sets.append("SET srmsort.merge_strategy = dsm;")
     for suffix in parts[1:]:
-        if suffix == "buf":
-            sets.append("SET srmsort.direct_io = off;")
-            desc.append("buffered")
-        elif suffix == "direct":
-            sets.append("SET srmsort.direct_io = on;")
-            desc.append("O_DIRECT")
-        elif suffix == "rr":
-            sets.append("SET srmsort.disk_weights = equal;")
-            desc.append("round-robin striping (equal weights)")
-        elif suffix == "full":
-            sets.append("SET srmsort.disk_weights = equal;")
-            desc.append("every disk at full speed")
-        elif suffix == "mem":
-            desc.append("disks uncapped, no memory bound (CPU-bound time)")
-        else:
+        if suffix not in SUFFIXES:
             return None
+        if SUFFIXES[suffix][0]:
+            sets.append(SUFFIXES[suffix][0])
+        desc.append(SUFFIXES[suffix][1])
     if not any(x in parts for x in ("buf", "direct")):
         desc.append("default I/O mode")
     return (" ".join(sets), ", ".join(desc))

@@ -60,6 +60,15 @@ read_number(const char *path, const char *key)
 	return v;
 }
 
+/* a cgroup's directory, its limit, usage and stat files, the cache line */
+static const char *const v1_files[] = {
+	"/sys/fs/cgroup/memory%s/%s", "memory.limit_in_bytes", "memory.usage_in_bytes",
+	"memory.stat", "cache "
+};
+static const char *const v2_files[] = {
+	"/sys/fs/cgroup%s/%s", "memory.max", "memory.current", "memory.stat", "file "
+};
+
 /*
  * cgroup_room
  *		What the memory cgroup of this process leaves for page cache: its
@@ -102,29 +111,21 @@ cgroup_room(void)
 	fclose(f);
 	if (dir[0] == '\0')
 		return -1;
-	if (v1)
+	/* v1's files, or v2's */
 	{
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", dir);
+		const char *const *k = v1 ? v1_files : v2_files;
+
+		snprintf(path, sizeof(path), k[0], dir, k[1]);
 		limit = read_number(path, NULL);
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", dir);
+		snprintf(path, sizeof(path), k[0], dir, k[2]);
 		usage = read_number(path, NULL);
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.stat", dir);
-		cache = read_number(path, "cache ");
-		shmem = read_number(path, "shmem ");
-		/* a v1 cgroup without a limit shows a huge one */
-		if (limit >= (double) PG_INT64_MAX / 2)
-			return -1;
-	}
-	else
-	{
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", dir);
-		limit = read_number(path, NULL);
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", dir);
-		usage = read_number(path, NULL);
-		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.stat", dir);
-		cache = read_number(path, "file ");
+		snprintf(path, sizeof(path), k[0], dir, k[3]);
+		cache = read_number(path, k[4]);
 		shmem = read_number(path, "shmem ");
 	}
+	/* a v1 cgroup without a limit shows a huge one */
+	if (limit >= (double) PG_INT64_MAX / 2)
+		return -1;
 	if (limit < 0 || usage < 0 || cache < 0)
 		return -1;
 	/* shared memory (shared_buffers) is counted as cache, but stays */
@@ -156,5 +157,9 @@ SrmChooseDirectIo(double expect_bytes)
 		return false;
 	/* the sorts running on srmsort's disks share it, this one among them */
 	sorts = SrmActiveJobs() + 1;
+	ereport(DEBUG1,
+			(errmsg_internal("srmsort: direct_io auto: %.0f MB of workfiles expected, %.0f MB of page cache for each of %d sorts: %s",
+							 expect_bytes / 1e6, room / sorts / 1e6, sorts,
+							 expect_bytes > room / sorts ? "direct" : "buffered")));
 	return expect_bytes > room / sorts;
 }
