@@ -54,13 +54,15 @@ char *
 SrmSortStatsText(const SrmSortStats *st)
 {
 	return psprintf("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, "
+					"direct I/O %s, stripe of %d blocks (weights %s), "
 					"runs %lld, merge order %d, passes %d, nu %.3f, parallel reads %lld, "
 					"flushes %lld, stalls %lld, temp written %lld kB, read %lld kB, "
 					"peak %lld kB, I/O wait %.1f ms, memory peak %lld kB of %lld kB, "
-					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes, "
-					"direct I/O %s, stripe of %d blocks (weights %s)",
+					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes",
 					SrmSortMethodName(st->method), st->ndisks, st->disk_names,
 					st->disks_left_out, st->block_size / 1024,
+					st->direct_io ? "on" : "off", st->stripe_width,
+					SrmWeightSourceName(st->weight_source),
 					(long long) st->runs, st->merge_order, st->passes, st->nu,
 					(long long) st->parallel_reads, (long long) st->flushes,
 					(long long) st->stalls, (long long) (st->temp_written / 1024),
@@ -69,7 +71,5 @@ SrmSortStatsText(const SrmSortStats *st)
 					(long long) (st->mem_peak / 1024),
 					(long long) (st->mem_budget / 1024),
 					(long long) ((st->meta_paged + 1023) / 1024),
-					(long long) st->tuples, (long long) st->input_bytes,
-					st->direct_io ? "on" : "off", st->stripe_width,
-					SrmWeightSourceName(st->weight_source));
+					(long long) st->tuples, (long long) st->input_bytes);
 }

@@ -112,10 +112,16 @@ SELECT pg_reload_conf();
 			my $mode = (stat($f))[2] & 07777;
 			is(sprintf("%04o", $mode), '0600', "workfile $f is private to the server");
 		}
-		$node->safe_psql('postgres', "SELECT pg_terminate_backend(pid) FROM srmsort_activity");
+		my $pid = $node->safe_psql('postgres', "SELECT pid FROM srmsort_activity");
+		$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
 		$bg->{run}->finish;
 		ok( $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity"),
 			"terminated job is gone");
+		# the job leaves first (an exit callback), the files with the
+		# backend's abort, after its I/O in flight is drained
+		ok( $node->poll_query_until('postgres',
+				"SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid"),
+			"terminated backend is gone");
 		is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after pg_terminate_backend");
 	}
 
