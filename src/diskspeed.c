@@ -23,9 +23,10 @@
  * error of the probe leaves the disk unmeasured and says so at DEBUG1: the
  * sort's own I/O will report what is wrong, in its own words.
  *
- * Afterwards each sort with direct I/O refreshes the figures: its bytes
- * read (written) on a disk over the time it had a read (a write) of the
- * disk in flight is what the disk gave it, and the learned figure moves a
+ * Afterwards each sort with direct I/O over several disks refreshes the
+ * figures: its bytes read (written) on a disk over the time it had a read
+ * (a write) of the disk in flight is what the disk gave it, against the
+ * other disks (SrmDiskSpeedsLearn), and the learned figure moves a
  * quarter of the way there -- when the sort moved enough data to tell
  * (SRM_LEARN_MIN_BYTES in SRM_LEARN_MIN_MS or more).  Buffered I/O says
  * more about the page cache than about the disk, and does not refresh.
@@ -418,25 +419,51 @@ SrmDiskSpeeds(SrmDiskSet *set, double *bw)
 
 /*
  * SrmDiskSpeedsLearn
- *		See diskspeed.h.
+ *		See diskspeed.h.  A sort learns how fast its disks are against each
+ *		other, not how fast they are: a completion is seen when the backend
+ *		next looks, so a sort whose CPU was busy (or taken by other work)
+ *		sees every disk busy longer than it was.  That error is about the
+ *		same on all its disks, so the sort's figures are scaled to the sum
+ *		of those known for the same disks, and each disk moves towards its
+ *		part of that sum: equal disks stay where they are, a disk that
+ *		slowed down loses weight to the others.  A sort on one disk teaches
+ *		nothing.
  */
 void
 SrmDiskSpeedsLearn(SrmDiskSet *set, const SrmDiskUse *use)
 {
-	int			d;
+	double		seen[2][SRM_MAX_DISKS];
+	int			dir,
+				d;
 
-	if (!set->direct_io || use == NULL)
+	if (!set->direct_io || use == NULL || set->ndisks < 2)
 		return;
-	for (d = 0; d < set->ndisks; d++)
+	for (dir = 0; dir < 2; dir++)
 	{
-		double		bps[2] = {0, 0};
-		int			dir;
+		double		sum_known = 0,
+					sum_seen = 0;
+		int			n = 0;
 
-		for (dir = 0; dir < 2; dir++)
-			if (use[d].bytes[dir] >= SRM_LEARN_MIN_BYTES &&
-				use[d].busy_ms[dir] >= SRM_LEARN_MIN_MS)
-				bps[dir] = use[d].bytes[dir] / (use[d].busy_ms[dir] / 1000.0);
-		if (bps[0] > 0 || bps[1] > 0)
-			SrmDiskSpeedPut(set->disks[d].spcOid, bps[0], bps[1], true);
+		for (d = 0; d < set->ndisks; d++)
+		{
+			double		r,
+						w;
+
+			seen[dir][d] = 0;
+			if (use[d].bytes[dir] < SRM_LEARN_MIN_BYTES ||
+				use[d].busy_ms[dir] < SRM_LEARN_MIN_MS ||
+				!SrmDiskSpeedGet(set->disks[d].spcOid, &r, &w))
+				continue;
+			seen[dir][d] = use[d].bytes[dir] / (use[d].busy_ms[dir] / 1000.0);
+			sum_known += dir == 0 ? r : w;
+			sum_seen += seen[dir][d];
+			n++;
+		}
+		for (d = 0; d < set->ndisks; d++)
+			seen[dir][d] = (n >= 2 && sum_seen > 0) ?
+				seen[dir][d] * sum_known / sum_seen : 0;
 	}
+	for (d = 0; d < set->ndisks; d++)
+		if (seen[0][d] > 0 || seen[1][d] > 0)
+			SrmDiskSpeedPut(set->disks[d].spcOid, seen[0][d], seen[1][d], true);
 }
