@@ -30,8 +30,8 @@
  */
 typedef struct SrmStripe
 {
-	int			first;			/* the disks of the set it is over: first .. */
-	int			ndisks;			/* .. + ndisks - 1 (set by its user) */
+	int			first;			/* the set's disks it is over: first .. */
+	int			ndisks;			/* .. + ndisks - 1 (first: set by the tape) */
 	int			width;
 	uint8		share[SRM_MAX_DISKS];
 	uint8		pattern[SRM_MAX_STRIPE];
