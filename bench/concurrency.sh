@@ -28,6 +28,7 @@
 # "2 4 8", 3, 30 MB/s.  Results: OUT/concurrency.csv and .md (OUT:
 # bench/results, or bench/results/concurrency_bound with MEM).
 set -euo pipefail
+SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/memcg.sh"
 # the benchmark's cluster lives for hours: outside the tests' /tmp prefix,

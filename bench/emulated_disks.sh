@@ -20,6 +20,7 @@
 # (5000000), WORK_MEM (4MB), REPS (1).  Results: bench/results/emulated.md
 # and .csv, and with matplotlib bench/results/emulated_speedup.png.
 set -euo pipefail
+SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
 
 TOOL=$SRM_REPO/bench/disks.sh

@@ -9,10 +9,11 @@
 #   bench/run_bench.sh                      # the default (small) set
 #   bench/run_bench.sh --large              # 50M-row tables as well
 #   bench/run_bench.sh --datasets int8 --rows 10000000 --work-mem 4MB,64MB
-#   bench/run_bench.sh --pg 18              # against PostgreSQL 18 (15, the
-#                                           # default, 17 or 18; see
+#   bench/run_bench.sh --pg 19              # against PostgreSQL 19 (15, the
+#                                           # default, 17, 18 or 19; see
 #                                           # test/pg_server.sh)
 set -euo pipefail
+SRM_ARGV=("$@")
 
 ARGS=()
 while [ $# -gt 0 ]; do

@@ -23,6 +23,7 @@
 #   bench/run_citus_bench.sh [--pg N] [--rows N] [--reps N] [--out DIR]
 # Defaults: PostgreSQL 15, 10M rows, 3 reps, bench/results/citus_pgN.
 set -euo pipefail
+SRM_ARGV=("$@")
 
 ROWS=10000000
 REPS=3

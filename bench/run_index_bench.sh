@@ -9,6 +9,7 @@
 #   bench/run_index_bench.sh                          # 10M rows, 64MB and 1GB
 #   bench/run_index_bench.sh --rows 1000000 --reps 1  # a quick look
 set -euo pipefail
+SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_packages

@@ -14,6 +14,7 @@
 #
 #   demo/run_demo.sh [--size 2GB] [--work-mem 64MB] [--keep]
 set -euo pipefail
+SRM_ARGV=("$@")
 
 SIZE=2GB
 WORK_MEM=64MB

@@ -237,4 +237,41 @@ SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
                        THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
                   'off', false) AS parallel;
 
+-- EXPLAIN marks SRMSort "Disabled" exactly where it marks the Sort it
+-- replaced: the plans with srmsort off and on are the same text once
+-- SRMSort is read as Sort, and they carry the marks expected (18 on print
+-- them; 15 and 17 never do)
+CREATE FUNCTION pg_temp.plan_text(q text, srm boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    l text;
+    r text := '';
+BEGIN
+    PERFORM set_config('srmsort.enabled', srm::text, true);
+    FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        r := r || l || E'\n';
+    END LOOP;
+    RETURN r;
+END $$;
+CREATE FUNCTION pg_temp.same_marks(q text, marks int, OUT same boolean,
+                                   OUT srmsort boolean, OUT marks_ok boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    plain text := pg_temp.plan_text(q, false);
+    srm text := pg_temp.plan_text(q, true);
+BEGIN
+    same := plain = replace(srm, 'Custom Scan (SRMSort)', 'Sort');
+    srmsort := srm ~ 'SRMSort';
+    marks_ok := (SELECT count(*) FROM regexp_matches(srm, 'Disabled: true', 'g'))
+        = CASE WHEN current_setting('server_version_num')::int >= 180000 THEN marks ELSE 0 END;
+END $$;
+SET enable_seqscan = off;
+SELECT * FROM pg_temp.same_marks('SELECT * FROM mid ORDER BY b', 1);
+SELECT * FROM pg_temp.same_marks('SELECT a, count(*) FROM mid GROUP BY a ORDER BY 2 DESC', 1);
+RESET enable_seqscan;
+SET enable_sort = off;
+SELECT * FROM pg_temp.same_marks('SELECT * FROM mid ORDER BY b', 1);
+RESET enable_sort;
+SELECT * FROM pg_temp.same_marks('SELECT * FROM mid ORDER BY b', 0);
+
 SELECT srm_temp_files();

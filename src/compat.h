@@ -79,6 +79,16 @@
 #define SRM_PLANNER_EXTRA_ARG
 #endif
 
+/*
+ * The relations EXPLAIN counts to decide whether to qualify column names:
+ * 18 leaves out the range table's GROUP BY entry (rtable_size)
+ */
+#if PG_VERSION_NUM >= 180000
+#define SrmExplainRelations(es)		((es)->rtable_size)
+#else
+#define SrmExplainRelations(es)		list_length((es)->rtable)
+#endif
+
 /* 18: PrepareSortSupportFromIndexRel takes "reverse" instead of a strategy */
 #if PG_VERSION_NUM >= 180000
 #define SrmPrepareSortSupportFromIndexRel(index, desc, ssup) \
@@ -108,9 +118,9 @@ SrmCollateIsC(Oid coll)
 /*
  * The provider (COLLPROVIDER_LIBC, _ICU, _BUILTIN) that orders collation
  * coll (valid, not "C").  Up to 18 the collation's pg_locale_t says so (15
- * and 16 have none for a libc default collation); 19's pg_locale_t no
- * longer records it, so the catalog is asked: the database's provider for
- * the default collation, the collation's own otherwise.
+ * to 17 have none, NULL, for a libc default collation); 19's pg_locale_t
+ * no longer records it, so the catalog is asked: the database's provider
+ * for the default collation, the collation's own otherwise.
  */
 static inline char
 SrmCollationProvider(Oid coll)

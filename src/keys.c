@@ -92,15 +92,10 @@ codepoint_collation(Oid coll)
 		HeapTuple	tp;
 		Datum		d;
 		bool		isnull;
-#if PG_VERSION_NUM >= 170000
-		pg_locale_t loc = pg_newlocale_from_collation(coll);
 
-		if (SrmCollationProvider(coll) != COLLPROVIDER_LIBC || !loc->deterministic)
+		/* a database's default collation is deterministic */
+		if (SrmCollationProvider(coll) != COLLPROVIDER_LIBC)
 			return false;
-#else
-		if (pg_newlocale_from_collation(coll) != NULL)
-			return false;		/* ICU default */
-#endif
 		/* the database's LC_COLLATE (17 on need not set the process's) */
 		tp = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
 		if (!HeapTupleIsValid(tp))

@@ -40,6 +40,7 @@
 
 #include "access/parallel.h"
 
+#include "compat.h"
 #include "node.h"
 #include "placement.h"
 #include "shmem.h"
@@ -413,7 +414,7 @@ show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = SrmExplainRelations(es) > 1 || es->verbose;
 	List	   *keys = NIL;
 	int			i;
 

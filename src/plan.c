@@ -199,6 +199,17 @@ make_srmsort(Sort *sort)
 	cscan->scan.scanrelid = 0;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	cscan->custom_plans = NIL;
+#if PG_VERSION_NUM >= 180000
+
+	/*
+	 * 18's EXPLAIN prints "Disabled: true" on a custom scan whose
+	 * disabled_nodes (the Sort's, copied above) exceed those of its
+	 * custom_plans.  The child is listed there for that count alone, so that
+	 * SRMSort is "Disabled" exactly when the Sort was; it runs, rescans and
+	 * shows through lefttree, and custom_ps stays empty.
+	 */
+	cscan->custom_plans = list_make1(child);
+#endif
 	cscan->custom_exprs = NIL;
 	cscan->custom_relids = NULL;
 	cscan->methods = &SrmSortScanMethods;

@@ -2,11 +2,12 @@
 # bench/run_bench.sh: install missing Debian packages, build and stage an
 # install, and run a throwaway PostgreSQL cluster owned by a non-root user.
 #
-# The PostgreSQL major version is $SRMSORT_PG (15, 17 or 18; default 15):
-# 15 is Debian's binary package, 17 and 18 are built once from Debian's
-# source packages by test/pg_server.sh into a cache outside the repository.
-# Every path of the server (binaries, pkglibdir, sharedir, pgxs, pg_regress,
-# the TAP modules) comes from that version's pg_config.
+# The PostgreSQL major version is $SRMSORT_PG (15, 17, 18 or 19; default
+# 15).  15 is this Debian 12 machine's package; 17, 18 and 19 are Debian's
+# packages inside Debian roots that test/pg_server.sh makes and enters
+# (srm_packages re-runs the calling script there, with the arguments it
+# saved in SRM_ARGV).  Every path of the server (binaries, pkglibdir,
+# sharedir, pgxs, pg_regress, the TAP modules) comes from its pg_config.
 #
 # Source it, then call (in order):
 #   srm_packages        install what is missing (root) or say what is
@@ -23,10 +24,8 @@
 SRM_REPO=${SRM_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SRM_PG_MAJOR=${SRMSORT_PG:-15}
 case "$SRM_PG_MAJOR" in
-    15) SRM_PACKAGES="postgresql-15 postgresql-server-dev-15 liburing-dev libipc-run-perl make gcc" ;;
-    # the server's own build dependencies are test/pg_server.sh's business
-    17 | 18) SRM_PACKAGES="liburing-dev libipc-run-perl make gcc" ;;
-    *) printf 'error: PostgreSQL %s is not supported (15, 17 or 18)\n' "$SRM_PG_MAJOR" >&2; exit 2 ;;
+    15 | 17 | 18 | 19) SRM_PACKAGES="postgresql-$SRM_PG_MAJOR postgresql-server-dev-$SRM_PG_MAJOR liburing-dev libipc-run-perl make gcc" ;;
+    *) printf 'error: PostgreSQL %s is not supported (15, 17, 18 or 19)\n' "$SRM_PG_MAJOR" >&2; exit 2 ;;
 esac
 SRM_TMP_PREFIX=/tmp/srmsort-test.
 
@@ -62,8 +61,23 @@ srm_pkg_missing() {
     echo "$missing"
 }
 
+# Re-run the calling script inside the Debian root of a major that is not
+# this machine's own (test/pg_server.sh run), unless already inside one.
+srm_enter_root() {
+    [ "$SRM_PG_MAJOR" != 15 ] && [ ! -f /etc/srmsort-root ] || return 0
+    [ -n "${SRM_ARGV+set}" ] ||
+        srm_die "PostgreSQL $SRM_PG_MAJOR runs in a Debian root: $0 does not say how to re-run itself there (SRM_ARGV)"
+    [ "$(id -u)" -eq 0 ] ||
+        srm_die "PostgreSQL $SRM_PG_MAJOR runs in a Debian root (test/pg_server.sh), which takes root to make and enter"
+    srm_log "PostgreSQL $SRM_PG_MAJOR: running $(basename "$0") in its Debian root"
+    exec "$SRM_REPO/test/pg_server.sh" run "$SRM_PG_MAJOR" -- \
+        /bin/sh -c 'cd "$1" 2>/dev/null || cd "$2"; shift 2; exec "$@"' sh "$PWD" "$SRM_REPO" \
+        "$(readlink -f "$0")" ${SRM_ARGV[@]+"${SRM_ARGV[@]}"}
+}
+
 srm_packages() {
     local missing
+    srm_enter_root
     missing=$(srm_pkg_missing)
     if [ "$(id -u)" -eq 0 ]; then
         # Debian's server and its headers must be the same minor version
@@ -71,6 +85,9 @@ srm_packages() {
         if [ "$SRM_PG_MAJOR" = 15 ]; then
             sv=$(dpkg-query -W -f='${Version}' "postgresql-$SRM_PG_MAJOR" 2>/dev/null || true)
             dv=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$SRM_PG_MAJOR" 2>/dev/null || true)
+        fi
+        if [ -n "$missing" ] && [ -f /etc/srmsort-root ]; then
+            srm_die "the Debian root lacks$missing: make it anew (test/pg_server.sh remake $SRM_PG_MAJOR)"
         fi
         if [ -n "$missing" ] || [ "$sv" != "$dv" ]; then
             srm_log "installing Debian packages:${missing:- (version alignment)}"
@@ -87,6 +104,7 @@ srm_packages() {
 # The server of $SRM_PG_MAJOR (built by test/pg_server.sh unless cached) and
 # every path the scripts need, from its pg_config.
 srm_pg_paths() {
+    srm_enter_root
     SRM_PG_CONFIG=$("$SRM_REPO/test/pg_server.sh" "$SRM_PG_MAJOR") ||
         srm_die "no PostgreSQL $SRM_PG_MAJOR server (test/pg_server.sh $SRM_PG_MAJOR failed)"
     SRM_BIN=$("$SRM_PG_CONFIG" --bindir)
@@ -188,15 +206,13 @@ srm_clean_leftovers() {
     done
 }
 
-# Build with warnings as errors and stage an install in $SRM_INST.  The repo
-# is copied when the current user cannot write into it.
+# Build with warnings as errors and stage an install in $SRM_INST.  The
+# build runs in a copy of what it needs under $SRM_TMP, so that runs of
+# several versions at once, and edits during a run, cannot mix objects.
 srm_build() {
-    local src=$SRM_REPO
-    if [ ! -w "$SRM_REPO" ]; then
-        src=$SRM_TMP/src
-        mkdir -p "$src"
-        (cd "$SRM_REPO" && tar cf - --exclude=.git .) | (cd "$src" && tar xf -)
-    fi
+    local src=$SRM_TMP/src
+    mkdir -p "$src"
+    (cd "$SRM_REPO" && tar cf - Makefile ./*.control ./*.sql src) | (cd "$src" && tar xf -)
     SRM_BUILD_DIR=$src
     local mk=(make -C "$src" -s PG_CONFIG="$SRM_PG_CONFIG" with_llvm=no)
     srm_log "building in $src (PostgreSQL $SRM_PG_MAJOR)"
@@ -206,11 +222,11 @@ srm_build() {
     SRM_INST=$SRM_TMP/inst
     "${mk[@]}" install DESTDIR="$SRM_INST" >>"$SRM_TMP/build.log" 2>&1 ||
         { cat "$SRM_TMP/build.log"; srm_die "staged install failed"; }
-    # Installed for real too: system-wide as root for Debian's 15, always
-    # into the cache's prefix for 17 and 18 (one of ours), where TAP tests
-    # that use the installed extension look for it.
+    # Installed for real too where we may (as root: system-wide, or into
+    # the Debian root's system), where TAP tests that use the installed
+    # extension look for it.
     local installed=""
-    if [ "$(id -u)" -eq 0 ] || { [ "$SRM_PG_MAJOR" != 15 ] && [ -w "$SRM_PKGLIBDIR" ]; }; then
+    if [ "$(id -u)" -eq 0 ] || [ -w "$SRM_PKGLIBDIR" ]; then
         "${mk[@]}" install >>"$SRM_TMP/build.log" 2>&1 ||
             { cat "$SRM_TMP/build.log"; srm_die "install failed"; }
         installed=yes
@@ -222,11 +238,11 @@ srm_build() {
 
 # How the server finds the freshly built extension: SRM_SO (the library to
 # preload) and SRM_EXT_CONF (postgresql.conf lines), by what the server
-# offers.  Debian's servers (15) have extension_destdir, which prefixes
-# every extension file with the staged install's root; upstream 18 has
-# extension_control_path and dynamic_library_path, pointed at the staged
-# install's sharedir and pkglibdir; upstream 17 has neither, and uses the
-# copy installed into its prefix.
+# offers.  Debian's servers have extension_destdir (a Debian patch), which
+# prefixes every extension file with the staged install's root; 18 and
+# later have extension_control_path and dynamic_library_path, pointed at
+# the staged install's sharedir and pkglibdir; a server with neither uses
+# the copy installed into its own directories.
 srm_ext_conf() {
     local installed=$1 gucs
     gucs=$("$SRM_BIN/postgres" --describe-config 2>/dev/null | cut -f1)

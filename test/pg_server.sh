@@ -1,297 +1,253 @@
 #!/bin/bash
-# test/pg_server.sh — a PostgreSQL server of a given major version for the
-# tests and benchmarks, built once from Debian's source package.
+# test/pg_server.sh — the PostgreSQL servers the tests and benchmarks run
+# against, each one Debian's binary packages.
 #
-#   test/pg_server.sh 18            build PostgreSQL 18 unless built, print
-#                                   the path of its pg_config
-#   test/pg_server.sh --bindir 18   the same, but print its bin directory
-#   test/pg_server.sh 15            Debian's installed postgresql-15 (not
-#                                   built): print its pg_config
-#   test/pg_server.sh source 15     fetch and extract the source of a
-#                                   version without building it (15's
-#                                   regression suite, say): print the tree
-#   test/pg_server.sh rebuild 18    throw the build away and build again
+#   test/pg_server.sh 15             print the pg_config of the server of a
+#   test/pg_server.sh --bindir 15    major version (or its bin directory):
+#                                    15 is this Debian 12 machine's package;
+#                                    17, 18 and 19 live in Debian roots and
+#                                    are found from inside them
+#   test/pg_server.sh root 19        make the Debian root that carries 19
+#                                    unless made, print its directory
+#   test/pg_server.sh run 19 -- CMD [ARG...]
+#                                    run CMD inside that root (as root, in
+#                                    a mount namespace of its own)
+#   test/pg_server.sh source 15      the extracted upstream source of a
+#                                    major's Debian source package (its
+#                                    regression suite): print the tree
+#   test/pg_server.sh remake 19      throw the root away and make it again
 #
-# Where: ${SRMSORT_PG_CACHE:-/var/cache/srmsort-pg}/<major>/, outside the
-# repository:
-#   apt/        the private apt configuration (its lists and cache, tens
-#               of MB, are removed after the fetch)
-#   dl/         the downloaded source package (.dsc, orig tarball, debian tar)
-#   src/        the extracted upstream tree, built in place (its
-#               src/test/regress holds the regression suite)
-#   inst/       the installation prefix (bin/, lib/postgresql/pgxs/...)
-#   build.log   the log of the last fetch and build
-#   stamp       written last, holding the version and the build recipe: a
-#               tree without it (an interrupted build) is rebuilt from
-#               scratch; one with it is reused without touching the network
-#   src.stamp   the same for an extracted, unbuilt tree (source)
-# Progress goes to stderr, one line a step; on failure the tail of the log.
+# The roots (debootstrap --variant=minbase, then apt-get install):
+#   trixie   Debian 13: postgresql-17 and postgresql-server-dev-17
+#   sid      Debian unstable with the experimental suite: postgresql-18 and
+#            its headers from sid, postgresql-19 and its headers from
+#            experimental (a release candidate)
+# each with what building, testing and benchmarking srmsort and building
+# Citus need (ROOT_PACKAGES).  They live in
+# ${SRMSORT_PG_CACHE:-/var/cache/srmsort-pg}/roots/<suite>, outside the
+# repository: made once (a minute or two), reused without the network, and
+# made anew when their recipe (suites, packages) changes; "stamp" in the
+# root's directory holds the recipe it was made with.
 #
-# Sources: Debian's source packages postgresql-<major> from the suite that
-# carries that major (bookworm: 15, trixie: 17, sid: 18), fetched with
-# apt-get through a private configuration (sources file, lists and cache of
-# our own under apt/), so the system's apt state is left untouched.  Build
-# dependencies come from bookworm through the system's apt, installed only
-# when missing (root only; a non-root user is told what to install).
+# "run" enters the root through unshare(1): a private mount namespace in
+# which /proc, /sys and /dev are mounted, and the repository (and, when
+# present, the Citus source of SRMSORT_CITUS_SRC) bound at the same paths
+# as outside, so scripts and results see one tree.  The mounts are the
+# namespace's: they vanish with its last process, whatever way it ends, and
+# the machine's mount table never shows them.  Inside, /etc/srmsort-root
+# names the root, and the server of each major is Debian's, as 15 is here.
 #
-# SRMSORT_PG_JOBS (default 2) is make's -j.  SRMSORT_PG_TARBALL_<major>=FILE
-# builds from an upstream tarball (postgresql-X.Y.tar.bz2) already at hand
-# instead of fetching Debian's source package.
+# Sources: the machine's Debian mirror (deb.debian.org).  A package the
+# archive lists but does not serve (HTTP 404) is reported with its URL and
+# exit status 75 (EX_TEMPFAIL): the environment, not the project, failed.
+#
+# "source": Debian's source packages postgresql-<major> from the suite that
+# carries that major (bookworm: 15, sid: 18), fetched with apt-get through
+# a private configuration, extracted under <cache>/src/<major>.  17's and
+# 19's source packages are not served here (exit 75).
 set -euo pipefail
 
 CACHE=${SRMSORT_PG_CACHE:-/var/cache/srmsort-pg}
-JOBS=${SRMSORT_PG_JOBS:-2}
-MIRROR=http://deb.debian.org/debian
-MIRROR_SECURITY=http://deb.debian.org/debian-security
+MIRROR=${SRMSORT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRROR_SECURITY=${SRMSORT_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
-# What the build needs from bookworm.  libipc-run-perl: --enable-tap-tests;
-# libicu-dev and pkg-config: --with-icu; bzip2: the orig tarball; dpkg-dev:
-# dpkg-source, to read the .dsc.
-BUILD_DEPS="gcc make perl bison flex libicu-dev libreadline-dev zlib1g-dev pkg-config libipc-run-perl bzip2 xz-utils dpkg-dev"
-CONFIGURE_FLAGS="--with-icu --without-llvm --enable-tap-tests"
-# contrib modules the tests use (CREATE EXTENSION, shared_preload_libraries)
-CONTRIB="amcheck pageinspect pg_stat_statements auto_explain"
-# changing any of these rebuilds the cached trees
-RECIPE="configure=$CONFIGURE_FLAGS contrib=$CONTRIB"
+# What every root carries besides the servers: building srmsort (gcc, make,
+# liburing, ICU through pkg-config), the TAP tests (libipc-run-perl), the
+# test scripts (iproute2's ss, procps, python3 for pg_regress_diff.py),
+# Citus (libzstd, liblz4, libkrb5, libcurl), the benchmarks' plots (matplotlib).
+ROOT_PACKAGES="gcc make liburing-dev libicu-dev pkg-config libipc-run-perl perl
+ iproute2 procps python3 python3-matplotlib libzstd-dev liblz4-dev libkrb5-dev
+ libcurl4-openssl-dev
+ ca-certificates xz-utils bzip2"
 
 say() { printf 'pg_server: %s\n' "$*" >&2; }
 die() { printf 'pg_server: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
-# The Debian suites that carry postgresql-<major>, tried in order (security
-# updates live in <suite>-security).
-suites_of() {
+# The suite of the root that carries a major (empty: the host's package).
+suite_of() {
     case "$1" in
-        15) echo "bookworm bookworm-security" ;;
-        17) echo "trixie trixie-security" ;;
-        18) echo "sid" ;;
-        *) die "unsupported major version '$1' (15, 17 or 18)" ;;
+        15) echo "" ;;
+        17) echo trixie ;;
+        18 | 19) echo sid ;;
+        *) die "unsupported PostgreSQL major version '$1' (15, 17, 18 or 19)" ;;
     esac
 }
 
-# A deb-src line for one suite, with the URI and keyring of the system's
-# bookworm entry (security suites live under debian-security).
-deb_src_line() {
-    local uri=$MIRROR
-    case "$1" in *-security) uri=$MIRROR_SECURITY ;; esac
-    echo "deb-src [signed-by=$KEYRING] $uri $1 main"
+# The apt sources of a root, one line each.
+root_sources() {
+    case "$1" in
+        trixie)
+            echo "deb $MIRROR trixie main"
+            echo "deb $MIRROR trixie-updates main"
+            echo "deb $MIRROR_SECURITY trixie-security main"
+            ;;
+        sid)
+            echo "deb $MIRROR sid main"
+            echo "deb $MIRROR experimental main"
+            ;;
+    esac
 }
 
-# Run a step with its output in the log; on failure print the log's tail.
+# The packages of a root's servers; a /suite suffix picks the suite (19 is
+# only in experimental, and naming the suite per package keeps apt from
+# pulling the rest of the system from experimental).
+root_servers() {
+    case "$1" in
+        trixie) echo "postgresql-17 postgresql-server-dev-17" ;;
+        sid)
+            echo "postgresql-18 postgresql-server-dev-18"
+            echo "postgresql-19/experimental postgresql-server-dev-19/experimental"
+            echo "postgresql-client-19/experimental libpq5/experimental libpq-dev/experimental"
+            ;;
+    esac
+}
+
+# The recipe a root is made from: changing it makes the root anew.
+root_recipe() {
+    printf 'recipe 2\n%s\n%s\n%s\n' "$(root_sources "$1")" "$(root_servers "$1")" \
+        "$(echo $ROOT_PACKAGES)"
+}
+
+# Run a step with its output in the log.  On failure: a 404 from the
+# archive is the environment's failure (exit 75, with the URLs), anything
+# else the log's tail and exit 1.
 step() {
     local what=$1
     shift
     say "$what"
     echo "==== $what: $*" >>"$LOG"
     if ! "$@" >>"$LOG" 2>&1; then
+        local urls
+        urls=$(grep -E '404 +Not Found' "$LOG" | grep -oE 'https?://[^ ]+' | sort -u | head -n 5 || true)
+        if [ -n "$urls" ]; then
+            printf 'pg_server: error: %s failed: the Debian archive answered 404 (Not Found) for:\n' "$what" >&2
+            printf '  %s\n' $urls >&2
+            printf 'pg_server: error: %s\n' "the archive lists what it does not serve: an environment failure, not the project's (log: $LOG)" >&2
+            exit 75
+        fi
         echo "---- tail of $LOG ----" >&2
-        tail -n 40 "$LOG" >&2
+        tail -n 30 "$LOG" >&2
         die "$what failed (log: $LOG)"
     fi
 }
 
-# Install the build dependencies that are missing (root), or name them.
-build_deps() {
-    local p missing=""
-    for p in $BUILD_DEPS; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-            missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    [ "$(id -u)" -eq 0 ] || die "missing Debian packages:$missing (as root: apt-get install$missing)"
-    say "installing build dependencies:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get install -y -q $missing || { apt-get update -q && apt-get install -y -q $missing; }; } \
-        >>"$LOG" 2>&1 || { tail -n 20 "$LOG" >&2; die "could not install$missing"; }
+need_root_user() {
+    [ "$(id -u)" -eq 0 ] || die "PostgreSQL $MAJOR runs in a Debian root made with debootstrap and entered with chroot: run as root"
 }
 
-# apt-get with the private configuration of $DIR/apt.
-apt_private() {
-    apt-get -o Dir::Etc::sourcelist="$DIR/apt/sources.list" -o Dir::Etc::sourceparts=- \
-        -o Dir::State::Lists="$DIR/apt/lists" -o Dir::Cache="$DIR/apt/cache" "$@"
-}
-
-# Fetch Debian's source package postgresql-$MAJOR into $DIR/dl, trying each
-# suite of suites_of in turn.  For 15 the version of the installed binary
-# package is wanted (its regression suite is compared with that server),
-# the newest one when no suite has it.  Sets DSC.
-fetch_source() {
-    local pkg=postgresql-$MAJOR suite ok="" want="" spec
-    if [ "$MAJOR" = 15 ]; then
-        want=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
-    fi
-    rm -rf "$DIR/apt" "$DIR/dl"
-    mkdir -p "$DIR/apt/lists/partial" "$DIR/apt/cache/archives/partial" "$DIR/dl"
-    for spec in ${want:+"$pkg=$want"} "$pkg"; do
-        for suite in $(suites_of "$MAJOR"); do
-            deb_src_line "$suite" >"$DIR/apt/sources.list"
-            step "apt-get update ($suite, private lists)" apt_private update
-            echo "==== apt-get source --download-only $spec ($suite)" >>"$LOG"
-            if (cd "$DIR/dl" && apt_private source --download-only "$spec") >>"$LOG" 2>&1; then
-                ok=$suite
-                break 2
-            fi
-            say "$spec could not be fetched from $suite"
-            rm -f "$DIR/dl"/*
-        done
-    done
-    rm -rf "$DIR/apt/lists" "$DIR/apt/cache"
-    if [ -z "$ok" ]; then
-        echo "---- tail of $LOG ----" >&2
-        tail -n 12 "$LOG" >&2
-        # exit 75 (EX_TEMPFAIL): the archive, not the project, is missing
-        # something; test/run_tests.sh --pg all reports such a version as
-        # not tested instead of failing
-        printf 'pg_server: error: %s\n' "Debian's source package $pkg could not be fetched from any of: $(suites_of "$MAJOR")" \
-            "(an upstream tarball at hand can stand in: SRMSORT_PG_TARBALL_$MAJOR=/path/postgresql-$MAJOR.N.tar.bz2)" >&2
-        exit 75
-    fi
-    DSC=$(ls "$DIR/dl"/*.dsc)
-    say "fetched $(basename "$DSC") from $ok"
-    if [ -n "$want" ] && [ "$spec" != "$pkg=$want" ]; then
-        say "warning: the installed $pkg is $want, its source could not be had: $(basename "$DSC") instead"
-    fi
-}
-
-# The upstream tarball of the fetched package and a version string.
-# Sets TARBALL and VERSION.
-locate_tarball() {
-    local var=SRMSORT_PG_TARBALL_$MAJOR
-    if [ -n "${!var:-}" ]; then
-        TARBALL=$(readlink -f "${!var}")
-        [ -f "$TARBALL" ] || die "$var: no such file: ${!var}"
-        VERSION="upstream $(basename "$TARBALL")"
-        return
-    fi
-    fetch_source
-    VERSION="$(sed -n 's/^Source: //p' "$DSC") $(sed -n 's/^Version: //p' "$DSC")"
-    TARBALL=$(ls "$DIR/dl"/*.orig.tar.* | grep -v '\.asc$' | head -n 1)
-    [ -f "$TARBALL" ] || die "no orig tarball in $DIR/dl"
-}
-
-# Extract the upstream tree into $DIR/src.
-#
-# Only the orig tarball is extracted; Debian's patches (debian/patches of
-# the .debian.tar.xz, kept in dl/) are not applied.  They adapt the tree to
-# Debian's packaging: per-version directories under /usr/lib/postgresql/N,
-# the default socket directory /var/run/postgresql, pg_config and libpq
-# paths, Debian's extension_destdir setting (up to 17).  A server installed
-# in a private prefix wants upstream's layout and defaults, and the
-# regression suite should be upstream's.  dpkg-source -x on the .dsc in dl/
-# gives the patched tree to anyone who wants it.
-extract() {
-    rm -rf "$DIR/src"
-    mkdir -p "$DIR/src"
-    step "extracting $(basename "$TARBALL")" tar -xf "$TARBALL" -C "$DIR/src" --strip-components=1
-    [ -f "$DIR/src/configure" ] || die "$TARBALL holds no PostgreSQL tree"
-    local v
-    v=$(sed -n "s/^PACKAGE_VERSION='\(.*\)'/\1/p" "$DIR/src/configure")
-    case "$v" in
-        "$MAJOR".* | "$MAJOR"beta* | "$MAJOR"rc*) ;;
-        *) die "$TARBALL is PostgreSQL $v, not $MAJOR" ;;
-    esac
-}
-
-# Take the per-version lock (one fetch or build of a major at a time).
+# Take a lock on a path (one maker of a root or a source tree at a time).
 lock() {
-    mkdir -p "$DIR" 2>/dev/null && [ -w "$DIR" ] ||
-        die "cannot write to $DIR (run as root, or set SRMSORT_PG_CACHE to a directory of yours)"
-    exec 9>"$DIR.lock"
+    mkdir -p "$(dirname "$1")" 2>/dev/null && [ -w "$(dirname "$1")" ] ||
+        die "cannot write to $(dirname "$1") (run as root, or set SRMSORT_PG_CACHE to a directory of yours)"
+    exec 9>"$1.lock"
     flock 9
 }
 
-# `source MAJOR`: the extracted tree, fetched unless there.
-cmd_source() {
-    if [ -f "$DIR/stamp" ] || [ -f "$DIR/src.stamp" ]; then
-        echo "$DIR/src"
-        return
-    fi
-    lock
-    if [ ! -f "$DIR/stamp" ] && [ ! -f "$DIR/src.stamp" ]; then
-        rm -rf "$DIR/src" "$DIR/inst"
-        : >"$LOG"
-        build_deps_for_source
-        locate_tarball
-        extract
-        chmod -R a+rX "$DIR/src"
-        echo "$VERSION" >"$DIR/src.stamp"
-        say "PostgreSQL $MAJOR source ($VERSION) in $DIR/src"
-    fi
-    echo "$DIR/src"
+root_made() {
+    [ -f "$ROOTDIR/stamp" ] && [ "$(cat "$ROOTDIR/stamp")" = "$(root_recipe "$SUITE")" ] &&
+        [ -x "$ROOTDIR/fs/usr/bin/apt-get" ]
 }
 
-build_deps_for_source() {
-    local save=$BUILD_DEPS
-    BUILD_DEPS="bzip2 xz-utils dpkg-dev"
-    build_deps
-    BUILD_DEPS=$save
+# Run a command inside the root being made (proc mounted for maintainer
+# scripts, daemons kept from starting by policy-rc.d).
+in_new_root() {
+    unshare --mount --propagation private -- /bin/sh -c '
+        mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$ROOTDIR/fs" "$@"
 }
 
-# Configure, build and install $DIR/src into $DIR/inst.
-build() {
-    local t0=$SECONDS
-    rm -f "$DIR/stamp" "$DIR/src.stamp"
-    rm -rf "$DIR/src" "$DIR/inst"
+make_root() {
+    local t0=$SECONDS fs=$ROOTDIR/fs
+    need_root_user
+    rm -f "$ROOTDIR/stamp"
+    rm -rf "$fs"
+    mkdir -p "$ROOTDIR"
     : >"$LOG"
-    build_deps
-    locate_tarball
-    extract
-    cd "$DIR/src"
-    # -O2 is configure's default when CFLAGS is unset; no caller's flags
-    unset CFLAGS CPPFLAGS LDFLAGS CC
-    step "configure $CONFIGURE_FLAGS" ./configure --prefix="$DIR/inst" $CONFIGURE_FLAGS
-    # the core; make -j at the top builds src/ (and config/) only.  Not
-    # world-bin: its parallel recursion can race on generated headers.
-    step "make -j$JOBS (core)" make -j"$JOBS"
-    step "make install (core, pgxs, pg_regress, TAP modules)" make install
-    local m
-    for m in $CONTRIB; do
-        step "make -C contrib/$m install" make -C "contrib/$m" -j"$JOBS" install
-    done
-    # what the test runner relies on
-    local pgxs f
-    pgxs=$(dirname "$("$DIR/inst/bin/pg_config" --pgxs)")/..
-    for f in "$DIR/inst/bin/initdb" "$DIR/inst/bin/pg_ctl" "$DIR/inst/bin/psql" \
-        "$DIR/inst/bin/pgbench" "$pgxs/test/regress/pg_regress" \
-        "$pgxs/test/perl/PostgreSQL/Test/Cluster.pm" "$pgxs/test/perl/PostgreSQL/Test/Utils.pm"; do
-        [ -e "$f" ] || die "the installation lacks $f (log: $LOG)"
-    done
-    for m in $CONTRIB; do
-        [ -f "$("$DIR/inst/bin/pg_config" --pkglibdir)/$m.so" ] || die "contrib/$m.so was not installed"
-    done
-    # the cluster owner (not root) reads the tree and the regression suite
-    chmod -R a+rX "$DIR/src" "$DIR/inst"
-    printf '%s\n%s\n' "$VERSION" "$RECIPE" >"$DIR/stamp.new"
-    mv "$DIR/stamp.new" "$DIR/stamp"
-    say "PostgreSQL $MAJOR ($VERSION) built in $((SECONDS - t0)) s: $DIR/inst"
-}
-
-# Whether $DIR holds a finished build of the current recipe.
-built() {
-    [ -f "$DIR/stamp" ] && [ "$(sed -n 2p "$DIR/stamp")" = "$RECIPE" ] &&
-        [ -x "$DIR/inst/bin/pg_config" ]
-}
-
-# `MAJOR`: a finished build (built unless there); print pg_config or bindir.
-cmd_build() {
-    local pgc
-    if [ "$MAJOR" = 15 ]; then
-        # Debian's binary package, installed by the test runner
-        pgc=/usr/lib/postgresql/15/bin/pg_config
-        [ -x "$pgc" ] && [ -x /usr/lib/postgresql/15/bin/postgres ] ||
-            die "PostgreSQL 15 is not installed (as root: apt-get install postgresql-15 postgresql-server-dev-15)"
-    else
-        if ! built; then
-            lock
-            built || build
-        fi
-        pgc=$DIR/inst/bin/pg_config
+    if ! command -v debootstrap >/dev/null; then
+        step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap ||
+            true
+        command -v debootstrap >/dev/null || {
+            env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$LOG" 2>&1 || true
+            step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+        }
     fi
+    step "debootstrap --variant=minbase $SUITE ($MIRROR)" \
+        debootstrap --variant=minbase --keyring="$KEYRING" "$SUITE" "$fs" "$MIRROR"
+    root_sources "$SUITE" >"$fs/etc/apt/sources.list"
+    printf '#!/bin/sh\nexit 101\n' >"$fs/usr/sbin/policy-rc.d"
+    chmod 755 "$fs/usr/sbin/policy-rc.d"
+    # Release files here can be older than their Valid-Until (experimental)
+    echo 'Acquire::Check-Valid-Until "false";' >"$fs/etc/apt/apt.conf.d/99srmsort"
+    cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
+    step "apt-get update ($SUITE)" in_new_root apt-get -q update
+    # shellcheck disable=SC2046
+    step "apt-get install (PostgreSQL $(root_servers "$SUITE" | grep -oE 'postgresql-[0-9]+' | sort -u |
+        sed 's/postgresql-//' | tr '\n' ' ')and the tools)" \
+        in_new_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        $(root_servers "$SUITE") $ROOT_PACKAGES
+    in_new_root apt-get clean >>"$LOG" 2>&1 || true
+    local v
+    for v in $(root_servers "$SUITE" | grep -oE '^postgresql-[0-9]+' | sed 's/postgresql-//'); do
+        [ -x "$fs/usr/lib/postgresql/$v/bin/postgres" ] && [ -x "$fs/usr/lib/postgresql/$v/bin/pg_config" ] ||
+            die "the root lacks PostgreSQL $v's server or pg_config (log: $LOG)"
+    done
+    echo "$SUITE" >"$fs/etc/srmsort-root"
+    root_recipe "$SUITE" >"$ROOTDIR/stamp.new"
+    mv "$ROOTDIR/stamp.new" "$ROOTDIR/stamp"
+    say "Debian root $SUITE made in $((SECONDS - t0)) s: $fs"
+}
+
+cmd_root() {
+    [ -n "$SUITE" ] || die "PostgreSQL $MAJOR is this machine's own package: no root"
+    if ! root_made; then
+        need_root_user
+        lock "$ROOTDIR"
+        root_made || make_root
+    fi
+    echo "$ROOTDIR/fs"
+}
+
+# `run MAJOR -- CMD...`: CMD inside the root, the repository and the Citus
+# source bound at their own paths, in a mount namespace of its own.
+cmd_run() {
+    local fs repo citus
+    need_root_user
+    fs=$(cmd_root)
+    repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    citus=${SRMSORT_CITUS_SRC:-$repo/../shared/vendor/citus}
+    [ -d "$citus" ] && citus=$(cd "$citus" && pwd) || citus=""
+    exec unshare --mount --propagation private -- /bin/bash -c '
+        set -e
+        fs=$1 repo=$2 citus=$3
+        shift 3
+        mount -t proc proc "$fs/proc"
+        mount --rbind /sys "$fs/sys"
+        mount --rbind /dev "$fs/dev"
+        mkdir -p "$fs$repo"
+        mount --bind "$repo" "$fs$repo"
+        if [ -n "$citus" ]; then
+            mkdir -p "$fs$citus"
+            mount --bind -o ro "$citus" "$fs$citus"
+        fi
+        cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
+        exec chroot "$fs" /usr/bin/env SRMSORT_IN_ROOT=1 \
+            ${citus:+SRMSORT_CITUS_SRC="$citus"} "$@"' \
+        srm-root "$fs" "$repo" "$citus" "$@"
+}
+
+# The server's pg_config, where this process can run it.
+cmd_pg_config() {
+    local pgc=/usr/lib/postgresql/$MAJOR/bin/pg_config
+    if [ -n "$SUITE" ] && [ ! -f /etc/srmsort-root ]; then
+        die "PostgreSQL $MAJOR lives in a Debian root: run the command inside it (test/pg_server.sh run $MAJOR -- COMMAND)"
+    fi
+    [ -x "$pgc" ] && [ -x "/usr/lib/postgresql/$MAJOR/bin/postgres" ] ||
+        die "PostgreSQL $MAJOR is not installed (as root: apt-get install postgresql-$MAJOR postgresql-server-dev-$MAJOR)"
     if [ "$PRINT" = bindir ]; then
         "$pgc" --bindir
     else
@@ -299,32 +255,125 @@ cmd_build() {
     fi
 }
 
-CMD=build
+# ---- source: an upstream tree from Debian's source package ----
+
+# The Debian suites whose source packages carry a major.
+source_suites() {
+    case "$1" in
+        15) echo "bookworm bookworm-security" ;;
+        17) echo "trixie trixie-security" ;;
+        18) echo "sid" ;;
+        19) echo "experimental" ;;
+    esac
+}
+
+apt_private() {
+    apt-get -o Dir::Etc::sourcelist="$SRCDIR/apt/sources.list" -o Dir::Etc::sourceparts=- \
+        -o Dir::State::Lists="$SRCDIR/apt/lists" -o Dir::Cache="$SRCDIR/apt/cache" \
+        -o Acquire::Check-Valid-Until=false "$@"
+}
+
+# Fetch postgresql-$MAJOR's source package into $SRCDIR/dl (15: the
+# installed server's version where the archive still has it).
+fetch_source() {
+    local pkg=postgresql-$MAJOR suite ok="" want="" spec uri
+    if [ "$MAJOR" = 15 ]; then
+        want=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+    fi
+    rm -rf "$SRCDIR/apt" "$SRCDIR/dl"
+    mkdir -p "$SRCDIR/apt/lists/partial" "$SRCDIR/apt/cache/archives/partial" "$SRCDIR/dl"
+    for spec in ${want:+"$pkg=$want"} "$pkg"; do
+        for suite in $(source_suites "$MAJOR"); do
+            uri=$MIRROR
+            case "$suite" in *-security) uri=$MIRROR_SECURITY ;; esac
+            echo "deb-src [signed-by=$KEYRING] $uri $suite main" >"$SRCDIR/apt/sources.list"
+            step "apt-get update ($suite sources, private lists)" apt_private update
+            echo "==== apt-get source --download-only $spec ($suite)" >>"$LOG"
+            if (cd "$SRCDIR/dl" && apt_private source --download-only "$spec") >>"$LOG" 2>&1; then
+                ok=$suite
+                break 2
+            fi
+            say "$spec could not be fetched from $suite"
+            rm -f "$SRCDIR/dl"/*
+        done
+    done
+    rm -rf "$SRCDIR/apt/lists" "$SRCDIR/apt/cache"
+    if [ -z "$ok" ]; then
+        echo "---- tail of $LOG ----" >&2
+        tail -n 12 "$LOG" >&2
+        printf 'pg_server: error: %s\n' "Debian's source package $pkg could not be fetched from any of: $(source_suites "$MAJOR") (the archive does not serve it: an environment failure)" >&2
+        exit 75
+    fi
+    DSC=$(ls "$SRCDIR/dl"/*.dsc)
+    say "fetched $(basename "$DSC") from $ok"
+}
+
+# Only the orig tarball is extracted: Debian's patches adapt the tree to
+# its packaging, and the regression suite wanted is upstream's.
+cmd_source() {
+    SRCDIR=$CACHE/src/$MAJOR
+    LOG=$SRCDIR/fetch.log
+    if [ -f "$SRCDIR/stamp" ]; then
+        echo "$SRCDIR/tree"
+        return
+    fi
+    lock "$SRCDIR"
+    if [ ! -f "$SRCDIR/stamp" ]; then
+        rm -rf "$SRCDIR/tree"
+        mkdir -p "$SRCDIR"
+        : >"$LOG"
+        command -v dpkg-source >/dev/null || step "installing dpkg-dev" \
+            env DEBIAN_FRONTEND=noninteractive apt-get install -y -q dpkg-dev bzip2 xz-utils
+        fetch_source
+        local tarball
+        tarball=$(ls "$SRCDIR/dl"/*.orig.tar.* | grep -v '\.asc$' | head -n 1)
+        mkdir -p "$SRCDIR/tree"
+        step "extracting $(basename "$tarball")" tar -xf "$tarball" -C "$SRCDIR/tree" --strip-components=1
+        [ -d "$SRCDIR/tree/src/test/regress" ] || die "$tarball holds no PostgreSQL tree"
+        chmod -R a+rX "$SRCDIR/tree"
+        basename "$DSC" >"$SRCDIR/stamp"
+        say "PostgreSQL $MAJOR source ($(basename "$DSC")) in $SRCDIR/tree"
+    fi
+    echo "$SRCDIR/tree"
+}
+
+CMD=pg_config
 PRINT=pg_config
 MAJOR=""
 while [ $# -gt 0 ]; do
     case "$1" in
-        source | rebuild | build) CMD=$1 ;;
+        root | run | source | remake) CMD=$1 ;;
         --bindir) PRINT=bindir ;;
         --pg-config) PRINT=pg_config ;;
         -h | --help) usage ;;
-        [0-9]*) MAJOR=$1 ;;
+        [0-9]*)
+            MAJOR=$1
+            if [ "$CMD" = run ]; then
+                shift
+                [ "${1:-}" = "--" ] && shift
+                [ $# -gt 0 ] || usage
+                break
+            fi
+            ;;
         *) usage ;;
     esac
     shift
 done
 [ -n "$MAJOR" ] || usage
-suites_of "$MAJOR" >/dev/null
-DIR=$CACHE/$MAJOR
-LOG=$DIR/build.log
+SUITE=$(suite_of "$MAJOR")
+ROOTDIR=$CACHE/roots/$SUITE
+LOG=$ROOTDIR/make.log
 
 case "$CMD" in
+    pg_config) cmd_pg_config ;;
+    root) cmd_root ;;
+    run) cmd_run "$@" ;;
     source) cmd_source ;;
-    rebuild)
-        [ "$MAJOR" != 15 ] || die "15 is Debian's binary package: nothing to rebuild"
-        lock
-        build
-        cmd_build
+    remake)
+        [ -n "$SUITE" ] || die "15 is this machine's own package: no root to make"
+        need_root_user
+        lock "$ROOTDIR"
+        make_root
+        echo "$ROOTDIR/fs"
         ;;
-    build) cmd_build ;;
 esac

@@ -2,26 +2,33 @@
 # test/run_tests.sh — the one command that tests srmsort.
 #
 # On a fresh Debian 12 machine, run as root: installs the missing Debian
-# packages, builds with warnings as errors, stages an install (and installs
-# it system-wide), starts a throwaway cluster owned by a non-root user with
-# srmsort preloaded and four tablespaces srm_d0..srm_d3 in four temporary
-# directories, runs every pg_regress test (sql/*.sql) and every TAP test
-# (test/t/*.pl) and the Citus check (test/citus/run_citus.sh: skipped, with
-# the reason, when the server has no Citus), prints diffs and log tails on
-# failure, removes the cluster and ends with "N passed, N failed, N
-# skipped".  Also runs as a non-root user who has the packages.
+# packages (or, for 17, 18 and 19, makes the Debian root that carries the
+# server and re-runs itself there: test/pg_server.sh), builds with warnings
+# as errors, stages an install (and installs it system-wide), builds Citus
+# into the server from the source beside the repository unless built
+# (test/citus/build_citus.sh), starts a throwaway cluster owned by a
+# non-root user with srmsort preloaded and four tablespaces srm_d0..srm_d3
+# in four temporary directories, runs every pg_regress test (sql/*.sql),
+# every TAP test (test/t/*.pl) and the Citus check (test/citus/
+# run_citus.sh), prints diffs and log tails on failure, removes the cluster
+# and ends with "N passed, N failed, N skipped".  The Citus check is skipped
+# only where no Citus release supports the server (19), or where there is
+# no Citus source and SRMSORT_REQUIRE_CITUS is unset.  Also runs as a
+# non-root user who has the packages (15 only: the roots take root).
 #
-# Options: --pg N           PostgreSQL major version: 15 (default; Debian's
-#                           package), 17 or 18 (built once by
-#                           test/pg_server.sh into a cache outside the repo)
+# Options: --pg N           PostgreSQL major version: 15 (default; this
+#                           machine's Debian package), 17, 18 or 19
+#                           (Debian's packages in a Debian root)
 #          --pg all         every version in turn (SRMSORT_PG_VERSIONS,
-#                           default "15 17 18"), each one's output prefixed
-#                           with [pgN], ending with the summed
-#                           "N passed, N failed, N skipped"
+#                           default "15 17 18 19"), each one's output
+#                           prefixed with [pgN], ending with the summed
+#                           "N passed, N failed, N skipped"; a version
+#                           that could not be provided is a failure
 #          --only PATTERN   run only tests whose name matches PATTERN
 #          --long           long variants of tests (SRMSORT_LONG=1)
 #          --keep           keep the temporary directory (SRMSORT_KEEP=1)
 set -euo pipefail
+SRM_ARGV=("$@")
 
 ONLY=""
 PG=${SRMSORT_PG:-15}
@@ -32,7 +39,7 @@ while [ $# -gt 0 ]; do
         --only) ONLY=$2; PASS+=(--only "$2"); shift 2 ;;
         --long) export SRMSORT_LONG=1; PASS+=(--long); shift ;;
         --keep) export SRMSORT_KEEP=1; PASS+=(--keep); shift ;;
-        *) echo "usage: $0 [--pg 15|17|18|all] [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--pg 15|17|18|19|all] [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
     esac
 done
 
@@ -42,22 +49,8 @@ if [ "$PG" = all ]; then
     total_f=0
     total_s=0
     summary=""
-    for v in ${SRMSORT_PG_VERSIONS:-15 17 18}; do
+    for v in ${SRMSORT_PG_VERSIONS:-15 17 18 19}; do
         echo "======== PostgreSQL $v ========"
-        # a server whose Debian source package cannot be fetched here (the
-        # archive's files missing: exit 75) is reported, not failed
-        if [ "$v" != 15 ]; then
-            set +e
-            "$(dirname "$0")/pg_server.sh" "$v" 2>&1 | sed -u "s/^/[pg$v] /"
-            rc=${PIPESTATUS[0]}
-            set -e
-            if [ "$rc" -eq 75 ]; then
-                summary="$summary
-PostgreSQL $v: NOT TESTED: its Debian source package could not be fetched (see above)"
-                echo "======== PostgreSQL $v: NOT TESTED (source package not fetchable) ========"
-                continue
-            fi
-        fi
         log=$(mktemp)
         set +e
         "$0" --pg "$v" "${PASS[@]}" 2>&1 | tee "$log" | sed -u "s/^/[pg$v] /"
@@ -75,7 +68,12 @@ PostgreSQL $v: NOT TESTED: its Debian source package could not be fetched (see a
             case "$line" in *skipped) sk=${line##*failed, }; sk=${sk%% skipped} ;; esac
         fi
         note=""
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        if [ "$rc" -eq 75 ] && [ -z "$line" ]; then
+            # the Debian archive did not serve the server (pg_server.sh
+            # printed the URLs): the environment failed, not the project
+            f=$((f + 1))
+            note=" (NOT PROVIDED: the Debian archive answered 404, see above; an environment failure)"
+        elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
             # stopped before or after the tests (packages, server, build):
             # one failure, so that the sum cannot read as a success
             f=$((f + 1))
@@ -213,11 +211,18 @@ done
 
 # ---- Citus: a coordinator and two workers, when the server has Citus ----
 if [ -z "$ONLY" ] || [[ citus == *$ONLY* ]]; then
-    srm_log "Citus: test/citus/run_citus.sh"
+    srm_log "Citus: test/citus/build_citus.sh, test/citus/run_citus.sh"
     set +e
-    SRMSORT_SO=$SRM_SO SRMSORT_EXT_CONF=$SRM_EXT_CONF \
-        "$SRM_REPO/test/citus/run_citus.sh" --pg "$PG" --rows 2000000 >"$SRM_TMP/citus.out" 2>&1
-    rc=$?
+    rc=0
+    if [ "$(id -u)" -eq 0 ]; then
+        "$SRM_REPO/test/citus/build_citus.sh" "$SRM_PG_CONFIG" >"$SRM_TMP/citus.out" 2>&1
+        rc=$?
+    fi
+    if [ $rc -eq 0 ]; then
+        SRMSORT_SO=$SRM_SO SRMSORT_EXT_CONF=$SRM_EXT_CONF \
+            "$SRM_REPO/test/citus/run_citus.sh" --pg "$PG" --rows 2000000 >>"$SRM_TMP/citus.out" 2>&1
+        rc=$?
+    fi
     set -e
     if [ $rc -eq 0 ]; then
         grep -E '^(ok|not ok|citus:)' "$SRM_TMP/citus.out"

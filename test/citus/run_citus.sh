@@ -28,6 +28,7 @@
 # SRMSORT_SO and SRMSORT_EXT_CONF.  Exits 0 when every check passed, 1 when
 # one failed, 77 (skipped, with the reason) when the server has no Citus.
 set -euo pipefail
+SRM_ARGV=("$@")
 
 ROWS=3000000
 if [ -n "${PG_CONFIG:-}" ] && [ -z "${SRMSORT_PG:-}" ]; then
