@@ -39,6 +39,7 @@
 # SRMSORT_COMMIT names the code measured when the repository is an export
 # (git archive) rather than a checkout.
 set -euo pipefail
+SRM_ARGV=("$@")
 
 MODE=sort
 DATASET=int8
