@@ -388,11 +388,11 @@ def main():
     p.add_argument("--maintenance-work-mem", default="1GB")
     p.add_argument("--mbps", type=int, default=30)
     p.add_argument("--caps", default="", help="per-disk caps, MB/s, comma-separated")
-    p.add_argument("--mem-bytes", type=int, required=True)
-    p.add_argument("--cgroup", required=True)
-    p.add_argument("--disks-tool", required=True)
-    p.add_argument("--psql", required=True)
-    p.add_argument("--user", required=True)
+    p.add_argument("--mem-bytes", type=int)
+    p.add_argument("--cgroup")
+    p.add_argument("--disks-tool")
+    p.add_argument("--psql")
+    p.add_argument("--user")
     p.add_argument("--out", required=True)
     p.add_argument("--title", default="")
     p.add_argument("--plot-title", default="")
@@ -411,8 +411,11 @@ def main():
               "direct_io", "stripe", "weights_from", "weights", "caps", "read_mb", "written_mb", "read_total_mb",
               "written_total_mb", "busy", "mem_peak_mb", "mem_failcnt", "note"]
     if a.replot:
+        # the table and the plot again, from <out>/disk_bound.csv
         report(a, list(csv.DictReader(open(path_csv))), path_md)
         return
+    if None in (a.mem_bytes, a.cgroup, a.disks_tool, a.psql, a.user):
+        sys.exit("--mem-bytes, --cgroup, --disks-tool, --psql and --user are needed to run")
     b = Bench(a)
     if a.mode == "sort" and any(s != "native" for s in a.systems):
         # srmsort measures each tablespace the first time it uses it: once,
