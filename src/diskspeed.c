@@ -23,8 +23,8 @@
  * error of the probe leaves the disk unmeasured and says so at DEBUG1: the
  * sort's own I/O will report what is wrong, in its own words.
  *
- * Afterwards each sort with direct I/O over several disks refreshes the
- * figures: its bytes read (written) on a disk over the time it had a read
+ * Afterwards each sort with direct I/O over several disks, striped by the
+ * measured weights, refreshes the figures: its bytes read (written) on a disk over the time it had a read
  * (a write) of the disk in flight is what the disk gave it, against the
  * other disks (SrmDiskSpeedsLearn), and the learned figure moves a
  * quarter of the way there -- when the sort moved enough data to tell
@@ -436,7 +436,15 @@ SrmDiskSpeedsLearn(SrmDiskSet *set, const SrmDiskUse *use)
 	int			dir,
 				d;
 
-	if (!set->direct_io || use == NULL || set->ndisks < 2)
+	/*
+	 * Only a sort striped by the measured weights: with other weights the
+	 * disks are busy unevenly (round robin over a fast and a slow disk
+	 * leaves the fast one idle between requests), and a completion seen
+	 * late then lengthens the idle disk's busy time more than the busy
+	 * one's -- weights learned from round-robin sorts crept towards equal.
+	 */
+	if (!set->direct_io || use == NULL || set->ndisks < 2 ||
+		set->weight_source != SRM_WEIGHTS_FROM_MEASURED)
 		return;
 	for (dir = 0; dir < 2; dir++)
 	{
