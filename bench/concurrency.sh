@@ -115,7 +115,8 @@ fi
 dev_bytes() {
     local l
     for l in $LOOPS; do
-        awk '{printf "%d:%d ", $3 * 512, $7 * 512}' "/sys/block/$l/stat"
+        # (%.0f: mawk's %d stops at 2^31)
+        awk '{printf "%.0f:%.0f ", $3 * 512, $7 * 512}' "/sys/block/$l/stat"
     done
 }
 
