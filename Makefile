@@ -13,14 +13,17 @@ OBJS = \
 	src/citus.o \
 	src/cluster.o \
 	src/disks.o \
+	src/diskspeed.o \
 	src/dsmread.o \
 	src/forecast.o \
 	src/icukey.o \
+	src/iomode.o \
 	src/keys.o \
 	src/merge.o \
 	src/mergeplan.o \
 	src/node.o \
 	src/pbuild.o \
+	src/placement.o \
 	src/relwrite.o \
 	src/plan.o \
 	src/radix.o \
@@ -30,9 +33,11 @@ OBJS = \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \
+	src/sortstats.o \
 	src/srmsort.o \
 	src/tape.o \
-	src/utility.o
+	src/utility.o \
+	src/writering.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
 OBJS += $(EXTRA_OBJS)

@@ -12,7 +12,9 @@ AS 'MODULE_PATHNAME', 'srmsort_version'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 
 -- The workfile disks srmsort has used since the last reset (shared memory;
--- needs shared_preload_libraries).
+-- needs shared_preload_libraries): their load, what srmsort moved on them,
+-- the time its requests were in flight (busy_ms, summed over the sorts),
+-- and the bandwidth learned for them, in MB/s (NULL until measured).
 CREATE FUNCTION srmsort_disks(
     OUT tablespace text,
     OUT path text,
@@ -23,7 +25,9 @@ CREATE FUNCTION srmsort_disks(
     OUT bytes_written bigint,
     OUT reads bigint,
     OUT writes bigint,
-    OUT busy_ms double precision)
+    OUT busy_ms double precision,
+    OUT read_mb_per_s double precision,
+    OUT write_mb_per_s double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'srmsort_disks'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -8,6 +8,9 @@
 #                                    at $SRMDISKS_ROOT/d0..d(D-1), each capped
 #                                    at MBPS MB/s (10^6 bytes) read and MBPS
 #                                    write; MBPS 0: no cap
+#   bench/disks.sh set MBPS[,MBPS..] change the caps of the disks that are up:
+#                                    one figure for all, or one per disk
+#                                    (d0 first); 0: no cap.  Data stays.
 #   bench/disks.sh status            the disks, their caps, bytes moved since up
 #   bench/disks.sh enter PID         put process PID (and the children it starts
 #                                    later) where the caps apply
@@ -54,7 +57,7 @@ die() { printf 'disks.sh: %s\n' "$*" >&2; exit 1; }
 say() { printf 'disks.sh: %s\n' "$*"; }
 
 usage() {
-    echo "usage: $0 up D MBPS [DIR] | status | enter PID | dropcache | down" >&2
+    echo "usage: $0 up D MBPS [DIR] | set MBPS[,MBPS...] | status | enter PID | dropcache | down" >&2
     exit 2
 }
 
@@ -322,6 +325,25 @@ do_status() {
     done <"$STATE"
 }
 
+# ---- set: new caps on the disks that are up ----
+
+do_set() {
+    local spec=$1 kind n a b c mb ndisks list
+    [ -f "$STATE" ] || die "nothing is up"
+    [[ "$spec" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "MBPS must be whole numbers of MB/s, one or one per disk, comma-separated"
+    IFS=, read -r -a list <<<"$spec"
+    ndisks=$(grep -c '^disk ' "$STATE")
+    [ "${#list[@]}" -eq 1 ] || [ "${#list[@]}" -eq "$ndisks" ] ||
+        die "$ndisks disks are up: give one MBPS or $ndisks"
+    while read -r kind n a b c _; do
+        [ "$kind" = disk ] || continue
+        [ "$(loop_of "$a")" = "$b" ] || die "d$n: $b no longer holds $a"
+        if [ "${#list[@]}" -eq 1 ]; then mb=${list[0]}; else mb=${list[$n]}; fi
+        cap "$c" $((mb * 1000000))
+        say "d$n: $(caps_of "$c")"
+    done <"$STATE"
+}
+
 # ---- enter, dropcache ----
 
 do_enter() {
@@ -364,6 +386,11 @@ case $cmd in
         [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --force ]; } || usage
         find_cgroup
         do_down "${1:+force}"
+        ;;
+    set)
+        [ $# -eq 1 ] || usage
+        find_cgroup
+        do_set "$1"
         ;;
     status)
         find_cgroup

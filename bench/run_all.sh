@@ -4,11 +4,11 @@
 #   1. ORDER BY, native vs srmsort srm / dsm (bench/run_bench.sh);
 #   2. CREATE INDEX, native (parallel and serial) vs srmsort
 #      (bench/run_index_bench.sh);
-#   3. the parallel-disk experiment on D = 1, 2, 4, 8 emulated disks
-#      (bench/emulated_disks.sh; root only, skipped otherwise).
+#   3. sorts larger than memory on D = 1, 2, 4, 8 emulated disks
+#      (bench/disk_bound.sh; root only, skipped otherwise).
 #
-# Results, tables and plots land in bench/results/.  About 35 minutes on the
-# project's 2-core machine.  The concurrency benchmark (bench/concurrency.sh)
+# Results, tables and plots land in bench/results/.  About two hours on the
+# project's 2-core machine (the disk-bound part is most of it).  The concurrency benchmark (bench/concurrency.sh)
 # is not part of it: it measures throughput under load, not one sort.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/run_bench.sh"
 "$here/run_index_bench.sh"
 if [ "$(id -u)" -eq 0 ]; then
-    "$here/emulated_disks.sh"
+    "$here/disk_bound.sh"
 else
-    echo "run_all: the emulated-disk experiment needs root; skipped" >&2
+    echo "run_all: the disk-bound experiment needs root; skipped" >&2
 fi

@@ -46,6 +46,14 @@ SET srmsort.tablespaces = 'pg_global';
 SET srmsort.tablespaces = 'srm_d0, "srm_d1"';
 SHOW srmsort.tablespaces;
 SET srmsort.io_method = 'aio';
+SET srmsort.disk_weights = 'srm_d0:2, srm_d1';
+SET srmsort.disk_weights = 'srm_d0:-1';
+SET srmsort.disk_weights = 'srm_d0:2, "srm_d1":1.5';
+SHOW srmsort.disk_weights;
+SET srmsort.disk_weights = equal;
+SET srmsort.direct_io = maybe;
+SET srmsort.direct_io = true;
+SHOW srmsort.direct_io;
 SET srmsort.random_seed = 5;
 RESET ALL;
 -- every setting, with its unit and who may set it
@@ -55,7 +63,8 @@ SELECT name, setting, unit, context FROM pg_settings
 -- hidden from SHOW ALL and pg_settings, named by SHOW, superuser-only
 SELECT name, pg_settings_get_flags(name) AS flags
   FROM (VALUES ('srmsort.debug_fail_io_uring'), ('srmsort.debug_icu_table_after'),
-               ('srmsort.debug_merge_pause'), ('srmsort.debug_no_slot_reuse')) v(name);
+               ('srmsort.debug_merge_pause'), ('srmsort.debug_no_slot_reuse'),
+               ('srmsort.debug_slow_disk')) v(name);
 SHOW srmsort.debug_merge_pause;
 SET ROLE pg_monitor;
 SET srmsort.debug_merge_pause = '1s';

@@ -7,7 +7,7 @@
 -- Merge order 2 makes the leader's merge of the participants' runs take
 -- several passes; the leader scans too, then not
 -- (parallel_leader_participation).  The server log shows the participants
--- (t/090_index_parallel.pl checks it).
+-- (t/085_index_parallel.pl checks it).
 CREATE EXTENSION IF NOT EXISTS srmsort;
 SET client_min_messages = warning;
 SET maintenance_work_mem = '96MB';

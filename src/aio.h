@@ -71,6 +71,8 @@ typedef struct SrmIoSet
 	double		wait_ms;		/* time blocked in SrmIoWait/SrmIoDrain */
 	bool		relation_writes;	/* writes extend a relation: errors in
 									 * the storage manager's words */
+	bool		soft_errors;	/* SrmIoWait leaves a failed request's
+								 * result to the caller, no ERROR */
 	/* called when a request completes, with its service time (never ERRORs) */
 	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
 	void	   *on_complete_arg;
@@ -99,6 +101,8 @@ extern void SrmIoSubmit(SrmIoSet *set);
  * CHECK_FOR_INTERRUPTS while waiting.  ERRORs (errcode_for_file_access,
  * "could not read/write file ...") on an I/O error or short transfer; the
  * request is then IDLE again.  On success the request is IDLE again too.
+ * With the set's soft_errors, a failure does not ERROR: io->result says
+ * what happened (bytes transferred, or -errno).
  */
 extern void SrmIoWait(SrmIoSet *set, SrmIo *io);
 

@@ -55,6 +55,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "placement.h"
 #include "shmem.h"
 
 static bool warned_no_direct = false;
@@ -346,7 +347,7 @@ init_disk(SrmDisk *disk, Oid spc, const char *name)
  *		See disks.h.
  */
 SrmDiskSet *
-SrmDiskSetOpen(int maxdisks)
+SrmDiskSetOpen(int maxdisks, double expect_bytes)
 {
 	Oid			oids[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
@@ -360,7 +361,7 @@ SrmDiskSetOpen(int maxdisks)
 				   &set->nleftout);
 	set->ndisks = count;
 	set->partno = partno;
-	set->direct_io = srmsort_direct_io;
+	set->direct_io = SrmChooseDirectIo(expect_bytes);
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
 		init_disk(&set->disks[i], oids[first + i], names[first + i]);
@@ -369,6 +370,7 @@ SrmDiskSetOpen(int maxdisks)
 		open_workfile(set, &set->disks[i]);
 		set->nopen = i + 1;
 	}
+	SrmDiskWeightsResolve(set);
 	return set;
 }
 
@@ -399,6 +401,56 @@ File
 SrmDiskCreateAuxFile(SrmDiskSet *set, int d)
 {
 	return create_temp_file(&set->disks[d]);
+}
+
+/*
+ * SrmDiskOpenProbe
+ *		See disks.h.
+ */
+int
+SrmDiskOpenProbe(SrmDisk *disk, File *vfd, bool *direct)
+{
+	SrmDiskSet	probe;
+	int			fd;
+
+	*vfd = create_temp_file(disk);
+	memset(&probe, 0, sizeof(probe));
+#ifdef O_DIRECT
+	if (!AcquireExternalFD())
+	{
+		FileClose(*vfd);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many open files for srmsort workfiles"),
+				 errhint("Raise max_files_per_process or use fewer tablespaces in srmsort.tablespaces.")));
+	}
+	fd = open(FilePathName(*vfd), O_RDWR | O_DIRECT | PG_BINARY, 0);
+	if (fd >= 0)
+	{
+		*direct = true;
+		return fd;
+	}
+	ReleaseExternalFD();
+#endif
+	/* no O_DIRECT here: buffered, as the sorts will be */
+	*direct = false;
+	return open_stable_fd(&probe, FilePathName(*vfd));
+}
+
+/*
+ * SrmDiskCloseProbe
+ *		See disks.h.
+ */
+void
+SrmDiskCloseProbe(int fd, File vfd)
+{
+	if (fd >= 0)
+	{
+		close(fd);
+		ReleaseExternalFD();
+	}
+	if (vfd >= 0)
+		FileClose(vfd);
 }
 
 /*
@@ -476,13 +528,28 @@ SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
 				count,
 				partno;
 	int			i;
+	SrmDiskSet	probe;
 
 	take_partition(maxdisks, oids, names, &first, &count, &partno,
 				   &sd->nleftout);
 	sd->ndisks = count;
 	sd->partno = partno;
 	sd->nfiles = nfiles;
-	sd->direct_io = srmsort_direct_io;
+	/* the build's size is not known here: auto stays buffered */
+	sd->direct_io = SrmChooseDirectIo(0);
+
+	/* the weights, once for all participants */
+	memset(&probe, 0, sizeof(probe));
+	probe.ndisks = count;
+	probe.disks = palloc0(count * sizeof(SrmDisk));
+	for (i = 0; i < count; i++)
+		init_disk(&probe.disks[i], oids[first + i], names[first + i]);
+	SrmDiskWeightsResolve(&probe);
+	memcpy(sd->weights, probe.weights, count * sizeof(double));
+	sd->weight_source = probe.weight_source;
+	pfree(probe.weights);
+	pfree(probe.disks);
+
 	for (i = 0; i < count; i++)
 	{
 		Oid			spc = oids[first + i];
@@ -532,6 +599,9 @@ SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile, int first, int count,
 	set->nfiles = sd->nfiles;
 	set->myfile = myfile;
 	set->disks = palloc0(set->ndisks * sizeof(SrmDisk));
+	set->weights = palloc(set->ndisks * sizeof(double));
+	memcpy(set->weights, sd->weights, set->ndisks * sizeof(double));
+	set->weight_source = sd->weight_source;
 	for (i = 0; i < set->ndisks; i++)
 	{
 		SrmDisk    *disk = &set->disks[i];

@@ -44,6 +44,15 @@ typedef struct SrmDisk
 	char	  **paths;
 } SrmDisk;
 
+/* where a disk set's weights come from (placement.c) */
+typedef enum SrmWeightSource
+{
+	SRM_WEIGHTS_FROM_EQUAL = 0, /* srmsort.disk_weights = equal, or one disk */
+	SRM_WEIGHTS_FROM_SETTING,	/* a list in srmsort.disk_weights */
+	SRM_WEIGHTS_FROM_MEASURED,	/* auto: the disks' learned bandwidths */
+	SRM_WEIGHTS_FROM_UNMEASURED /* auto, but no bandwidth known */
+} SrmWeightSource;
+
 typedef struct SrmDiskSet
 {
 	int			ndisks;
@@ -54,7 +63,22 @@ typedef struct SrmDiskSet
 	int			nfiles;			/* shared sets: files per disk, else 0 */
 	int			myfile;			/* shared sets: the file this set writes */
 	SrmDisk	   *disks;			/* ndisks entries */
+	double	   *weights;		/* ndisks relative weights (placement.c) */
+	int			weight_source;	/* SrmWeightSource */
 } SrmDiskSet;
+
+/*
+ * What one sort did on one of its disks: bytes read and written, and the
+ * time a read or a write of it was in flight (a union of intervals, so
+ * that requests in flight together count once), for EXPLAIN and for
+ * learning the disk's bandwidth.
+ */
+typedef struct SrmDiskUse
+{
+	int64		bytes[2];		/* [0] read, [1] written */
+	double		busy_ms[3];		/* [0] reading, [1] writing, [2] either */
+	double		until_ms[3];	/* the end of the busy time counted so far */
+} SrmDiskUse;
 
 /*
  * The workfile disks of a parallel index build, in its DSM segment.  Every
@@ -77,23 +101,41 @@ typedef struct SrmSharedDisks
 	int			nleftout;
 	int			nfiles;
 	bool		direct_io;
+	int			weight_source;
+	double		weights[SRM_MAX_DISKS];
 	Oid			spcs[SRM_MAX_DISKS];
 	char		names[SRM_MAX_DISKS][NAMEDATALEN];
 	SharedFileSet filesets[SRM_MAX_DISKS];
 } SrmSharedDisks;
 
+/* srmsort.direct_io */
+typedef enum SrmDirectIo
+{
+	SRM_DIRECT_IO_OFF = 0,
+	SRM_DIRECT_IO_ON,
+	SRM_DIRECT_IO_AUTO
+} SrmDirectIo;
+
 /* settings (defined in srmsort.c) */
 extern PGDLLIMPORT char *srmsort_tablespaces;
-extern PGDLLIMPORT bool srmsort_direct_io;
+extern PGDLLIMPORT int srmsort_direct_io;
+
+/*
+ * Should a sort whose workfiles are expected to take expect_bytes (0:
+ * unknown) use O_DIRECT?  srmsort.direct_io, or for auto the choice of
+ * iomode.c.
+ */
+extern bool SrmChooseDirectIo(double expect_bytes);
 
 /*
  * Resolve the configured disks, take a partition of them and at most
  * maxdisks of its disks, and create one workfile on each, in
- * CurrentMemoryContext.  Must run inside a transaction.  Tablespaces that
- * cannot be used are skipped as temp_tablespaces skips them; ERRORs only
- * for a file that cannot be created.
+ * CurrentMemoryContext, for a sort expected to write expect_bytes (0:
+ * unknown).  Must run inside a transaction.  Tablespaces that cannot be
+ * used are skipped as temp_tablespaces skips them; ERRORs only for a file
+ * that cannot be created.
  */
-extern SrmDiskSet *SrmDiskSetOpen(int maxdisks);
+extern SrmDiskSet *SrmDiskSetOpen(int maxdisks, double expect_bytes);
 
 /*
  * Declare that disk's workfile is about to grow to new_eof bytes, so that
@@ -136,6 +178,15 @@ extern void SrmSharedDisksAttach(SrmSharedDisks *sd, dsm_segment *seg);
 extern SrmDiskSet *SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile,
 										int first, int count,
 										int peer_first, int npeers);
+
+/*
+ * For measuring a disk (diskspeed.c): a temporary file of fd.c in its
+ * tablespace (*vfd, deleted when closed) and a stable fd on it for I/O,
+ * with O_DIRECT where the filesystem allows it (*direct says if it did).
+ * The caller closes both with SrmDiskCloseProbe.
+ */
+extern int	SrmDiskOpenProbe(SrmDisk *disk, File *vfd, bool *direct);
+extern void SrmDiskCloseProbe(int fd, File vfd);
 
 /* GUC check hook of srmsort.tablespaces. */
 extern bool SrmCheckTablespaces(char **newval, void **extra, GucSource source);

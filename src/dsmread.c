@@ -6,7 +6,8 @@
  * Runs are striped from disk 0, and each run reads D consecutive blocks
  * (one per disk: a superblock) at a time into one of its two superblock
  * buffers, double-buffered: while the merge consumes one superblock, the
- * next one is in flight.  merge.c asks for each run's next block
+ * next one is in flight.  On disks striped by weight (placement.c) a
+ * superblock is a period of the stripe: L blocks, n_d of them on disk d.  merge.c asks for each run's next block
  * (SrmDsmBlock) where an SRM merge would consult its forecasts.
  *
  * IDENTIFICATION
@@ -33,7 +34,7 @@ typedef struct SrmDsmRun
 struct SrmDsmReader
 {
 	SrmTapeSet *ts;
-	int			ndisks;
+	int			ndisks;			/* blocks of a superblock: the stripe's L */
 	int			nruns;
 	SrmDsmRun  *runs;
 	SrmMergeCounters *counters;
@@ -52,7 +53,7 @@ SrmDsmBegin(SrmTapeSet *ts, SrmRun **runs, int nruns,
 			SrmMergeCounters *counters)
 {
 	SrmDsmReader *d = palloc0(sizeof(SrmDsmReader));
-	int			D = ts->ndisks;
+	int			D = SrmTapeWidth(ts);
 	char	   *bufmem;
 	int			r,
 				s;
@@ -95,7 +96,8 @@ wait_super(SrmDsmReader *d, SrmDsmRun *dr, int s, int i)
 /*
  * read_super
  *		Issue the reads of the superblock of run r that begins at block
- *		first into its superblock buffers s: one striped read of D blocks.
+ *		first into its superblock buffers s: one striped read of D blocks
+ *		(L, weighted).
  */
 static void
 read_super(SrmDsmReader *d, int r, int s, int64 first)

@@ -17,9 +17,13 @@
  *
  * Parallel_Read issues, in one batch and without waiting, the read of the
  * block at the head of every non-empty OQ_d -- at most one per disk, each
- * the smallest unread block of its disk.  Before it, if fewer than D
- * buffers are free, the prefetched blocks nearest the tail of LQ are
- * flushed (dropped without I/O and put back at the heads of their OQs).
+ * the smallest unread block of its disk.  (On disks of different speeds
+ * the runs are striped by weight, placement.c: disk d holds n_d blocks of
+ * every period of L, and Parallel_Read reads up to n_d blocks of it, the
+ * heads of OQ_d; with equal weights n_d = 1 and L = D, as in the paper.)
+ * Before it, if fewer than D buffers are free, the prefetched blocks
+ * nearest the tail of LQ are flushed (dropped without I/O and put back at
+ * the heads of their OQs).
  * "marked" is the smallest block read by the latest Parallel_Read; when it
  * becomes a leading block, the merge pauses to issue the next Parallel_Read
  * (after Lookahead()s that make every OQ non-empty), with next_marked --
@@ -117,6 +121,7 @@ struct SrmMerge
 	SrmDsmReader *dsm;			/* DSM: its reader; NULL for SRM */
 	int			nruns;
 	int			ndisks;
+	int			width;			/* L: blocks of a period of the stripe */
 	SrmInput   *inputs;
 	SrmMergeCounters *counters;
 	MemoryContext cxt;
@@ -134,7 +139,8 @@ struct SrmMerge
 	SrmForecastHeap *fh;
 	dlist_head	lq;
 	dlist_head *oq;
-	int			oq_nonempty;
+	int		   *oq_len;			/* placeholders in each OQ */
+	int			oq_short;		/* OQs with fewer than their disk's share */
 	int64		next_seq;
 	SrmPlaceholder *marked;
 	SrmPlaceholder *next_marked;
@@ -211,16 +217,16 @@ oq_remove(SrmMerge *m, SrmPlaceholder *p)
 	Assert(p->in_oq);
 	dlist_delete(&p->oq_node);
 	p->in_oq = false;
-	if (dlist_is_empty(&m->oq[p->disk]))
-		m->oq_nonempty--;
+	if (m->oq_len[p->disk]-- == SrmTapeShare(m->ts, p->disk))
+		m->oq_short++;
 }
 
 static void
 oq_add(SrmMerge *m, SrmPlaceholder *p, bool at_head)
 {
 	Assert(!p->in_oq);
-	if (dlist_is_empty(&m->oq[p->disk]))
-		m->oq_nonempty++;
+	if (++m->oq_len[p->disk] == SrmTapeShare(m->ts, p->disk))
+		m->oq_short--;
 	if (at_head)
 		dlist_push_head(&m->oq[p->disk], &p->oq_node);
 	else
@@ -256,11 +262,15 @@ lookahead(SrmMerge *m)
 	return true;
 }
 
-/* Lookahead()s until every OQ has an entry or nothing is left to forecast. */
+/*
+ * Lookahead()s until every OQ has as many entries as its disk's share of a
+ * Parallel_Read (one, with equal weights: until no OQ is empty) or nothing
+ * is left to forecast.
+ */
 static void
 fill_oqs(SrmMerge *m)
 {
-	while (m->oq_nonempty < m->ndisks && lookahead(m))
+	while (m->oq_short > 0 && lookahead(m))
 		;
 }
 
@@ -304,7 +314,8 @@ farthest_prefetched(SrmMerge *m)
 /*
  * parallel_read
  *		Parallel_Read: issue, in one batch and without waiting, the read of
- *		the block at the head of every non-empty OQ, nearest first -- but
+ *		the block at the head of every non-empty OQ, nearest first (up to
+ *		its disk's share of a period, each time the OQ's new head) -- but
  *		only of blocks memory can hold until they are used.
  *
  * The paper frees D buffers first by flushing the blocks nearest the tail
@@ -320,27 +331,29 @@ farthest_prefetched(SrmMerge *m)
 static void
 parallel_read(SrmMerge *m)
 {
-	bool		read_disk[SRM_MAX_DISKS] = {0};
+	int			reads_left[SRM_MAX_DISKS];
 	int64		horizon;
 	int			issued = 0;
+	int			d;
 
 	if (dlist_is_empty(&m->lq))
 		return;
 	horizon = dlist_container(SrmPlaceholder, lq_node,
 							  dlist_head_node(&m->lq))->seq +
-		Max(m->nbufs - m->nruns - 1, m->ndisks);
+		Max(m->nbufs - m->nruns - 1, m->width);
+	for (d = 0; d < m->ndisks; d++)
+		reads_left[d] = SrmTapeShare(m->ts, d);
 	for (;;)
 	{
 		SrmPlaceholder *p = NULL;
 		SrmBuf	   *b;
-		int			d;
 
-		/* the nearest OQ head of a disk not yet read from */
+		/* the nearest OQ head of a disk with reads left in this batch */
 		for (d = 0; d < m->ndisks; d++)
 		{
 			SrmPlaceholder *h;
 
-			if (read_disk[d] || dlist_is_empty(&m->oq[d]))
+			if (reads_left[d] == 0 || dlist_is_empty(&m->oq[d]))
 				continue;
 			h = dlist_container(SrmPlaceholder, oq_node,
 								dlist_head_node(&m->oq[d]));
@@ -359,7 +372,7 @@ parallel_read(SrmMerge *m)
 			flush_one(m, v);
 			b = get_buf(m);
 		}
-		read_disk[p->disk] = true;
+		reads_left[p->disk]--;
 		oq_remove(m, p);
 		p->buf = b;
 		SrmTapePrepRead(m->ts, m->inputs[p->run].run, p->blockno, b->data, &b->io);
@@ -818,6 +831,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->keys = keys;
 	m->nruns = nruns;
 	m->ndisks = D;
+	m->width = SrmTapeWidth(ts);
 	m->counters = counters;
 	m->inputs = palloc0(nruns * sizeof(SrmInput));
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
@@ -839,8 +853,10 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	}
 	dlist_init(&m->lq);
 	m->oq = palloc(D * sizeof(dlist_head));
+	m->oq_len = palloc0(D * sizeof(int));
 	for (i = 0; i < D; i++)
 		dlist_init(&m->oq[i]);
+	m->oq_short = D;
 
 	for (r = 0; r < nruns; r++)
 	{
@@ -872,13 +888,17 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 		for (r = 0; r < nruns; r++)
 		{
 			SrmInput   *in = &m->inputs[r];
+			int			d;
 
 			if (in->blockno < 0)
 				continue;
+			d = SrmRunBlockDisk(ts, in->run, 0);
 			in->leading = get_buf(m);
 			SrmTapePrepRead(ts, in->run, 0, in->leading->data, &in->leading->io);
-			per_disk[SrmRunBlockDisk(ts, in->run, 0)]++;
-			maxper = Max(maxper, per_disk[SrmRunBlockDisk(ts, in->run, 0)]);
+			per_disk[d]++;
+			/* the disk's share of blocks per Parallel_Read */
+			maxper = Max(maxper, (per_disk[d] + SrmTapeShare(ts, d) - 1) /
+						 SrmTapeShare(ts, d));
 		}
 		SrmIoSubmit(ts->io);
 		counters->parallel_reads += maxper;

@@ -42,6 +42,7 @@
 
 #include "compat.h"
 #include "node.h"
+#include "placement.h"
 #include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
@@ -457,6 +458,65 @@ srm_space(const SrmSortStats *st, const char **spacetype)
 }
 
 /*
+ * show_disk_facts
+ *		Under VERBOSE: the I/O mode, the stripe and where its weights came
+ *		from, then per disk its share of each period of the stripe (its
+ *		weight, as used), the bytes the sort read and wrote on it and the
+ *		time a request of the sort was in flight on it.
+ */
+static void
+show_disk_facts(const SrmSortStats *st, ExplainState *es)
+{
+	const char *names = st->disk_names;
+	int			i;
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Disk I/O",
+							psprintf("%s  Stripe: %d blocks  Weights: %s",
+									 st->direct_io ? "direct" : "buffered",
+									 st->stripe_width,
+									 SrmWeightSourceName(st->weight_source)), es);
+	else
+	{
+		ExplainPropertyBool("Direct I/O", st->direct_io, es);
+		ExplainPropertyInteger("Stripe Width", NULL, st->stripe_width, es);
+		ExplainPropertyText("Weights From", SrmWeightSourceName(st->weight_source), es);
+		ExplainOpenGroup("Disk Usage", "Disk Usage", false, es);
+	}
+	for (i = 0; i < st->ndisks && i < SRM_STATS_DISKS; i++)
+	{
+		const SrmSortDiskStats *d = &st->disk[i];
+		const char *end = strstr(names, ", ");
+		char	   *name;
+
+		/* the list of names may have been cut short: then a number */
+		if (*names == '\0')
+			name = psprintf("#%d", i + 1);
+		else
+			name = end ? pnstrdup(names, end - names) : pstrdup(names);
+		names = end ? end + 2 : names + strlen(names);
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			ExplainPropertyText(psprintf("Disk %s", name),
+								psprintf("Weight: %d  Read: " INT64_FORMAT "kB  Written: "
+										 INT64_FORMAT "kB  Busy: %.3f ms",
+										 d->share, d->bytes_read / 1024,
+										 d->bytes_written / 1024, d->busy_ms), es);
+			continue;
+		}
+		ExplainOpenGroup("Disk", NULL, true, es);
+		ExplainPropertyText("Tablespace", name, es);
+		ExplainPropertyInteger("Weight", NULL, d->share, es);
+		ExplainPropertyInteger("Read", "kB", d->bytes_read / 1024, es);
+		ExplainPropertyInteger("Written", "kB", d->bytes_written / 1024, es);
+		ExplainPropertyFloat("Busy Time", "ms", d->busy_ms, 3, es);
+		ExplainCloseGroup("Disk", NULL, true, es);
+	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainCloseGroup("Disk Usage", "Disk Usage", false, es);
+}
+
+/*
  * show_srm_facts
  *		The facts of srmsort's sort (ANALYZE only).
  */
@@ -503,6 +563,8 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 									 st->meta_paged > 0 ?
 									 psprintf("  Paged Bookkeeping: " INT64_FORMAT "kB",
 											  paged) : ""), es);
+		if (es->verbose)
+			show_disk_facts(st, es);
 		return;
 	}
 	ExplainPropertyText("Sort Method", SrmSortMethodName(st->method), es);
@@ -530,6 +592,8 @@ show_srm_facts(SrmSortStats *st, ExplainState *es)
 	ExplainPropertyFloat("Peak Temp Ratio", NULL, temp_ratio, 2, es);
 	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
 	ExplainPropertyInteger("Paged Bookkeeping", "kB", paged, es);
+	if (es->verbose)
+		show_disk_facts(st, es);
 }
 
 /*
@@ -562,10 +626,10 @@ show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
 static void
 show_worker_facts(SrmSortScanState *state, ExplainState *es)
 {
-	SrmSortStats ws[64];
+	SrmSortStats *ws = palloc(64 * sizeof(SrmSortStats));
 	int			wn[64];
 	int			n = SrmWorkerStatsCollect(state->css.ss.ps.plan->plan_node_id,
-										  ws, wn, lengthof(ws));
+										  ws, wn, lengthof(wn));
 	int			i;
 
 	if (n == 0)

@@ -17,8 +17,9 @@
  *
  * A few block buffers form a cache.  Whenever a block is used, the next D
  * head blocks in the direction of the scan -- consecutive blocks, hence on
- * D different disks -- are prefetched in one batch, so a scan in either
- * direction keeps every disk busy.  The tuple returned is rebuilt from its
+ * D different disks (a period of the stripe, on disks striped by weight)
+ * -- are prefetched in one batch, so a scan in either direction keeps
+ * every disk busy.  The tuple returned is rebuilt from its
  * record (record.c) into the scan's tuple buffer, valid until the next
  * call.  Records larger than a block are assembled in their own memory,
  * their continuation blocks read synchronously.
@@ -114,8 +115,8 @@ SrmScanBegin(SrmTapeSet *ts, SrmRun *run, int nbufs)
 	scan->ts = ts;
 	scan->run = run;
 	scan->cxt = cxt;
-	scan->prefetch = ts->ndisks;
-	scan->nbufs = Max(nbufs, ts->ndisks + 2);
+	scan->prefetch = SrmTapeWidth(ts);
+	scan->nbufs = Max(nbufs, SrmTapeWidth(ts) + 2);
 	scan->pinned = -1;
 	scan->group_block = palloc((run->nblocks / SRM_SCAN_GROUP + 2) * sizeof(int64));
 	scan->group_first = palloc((run->nblocks / SRM_SCAN_GROUP + 2) * sizeof(int64));

@@ -7,12 +7,14 @@
  *
  *	 - one entry per workfile disk (tablespace) ever used: sort jobs active
  *	   on it, bytes in flight (requests issued, not yet completed), bytes
- *	   and operations read and written, time spent in I/O;
+ *	   and operations read and written, busy time (time with a request of
+ *	   a job in flight, summed over the jobs), and the bandwidth learned
+ *	   for it (diskspeed.c), with the backend measuring it if one is;
  *	 - one entry per backend: the sort job it runs, if any (phase,
  *	   partition, runs written, bytes written, merge pass).
  *
  * Counters are atomics, updated without locks; the lock is taken only to
- * give a new tablespace its entry and to reset.  A job is registered when a
+ * give a new tablespace its entry, to reset, and for the bandwidths.  A job is registered when a
  * sort starts writing runs and removed when it ends -- also on error (the
  * sorter's reset callback) and at backend exit, so active-job counts never
  * drift or go negative.
@@ -37,6 +39,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <signal.h>
 
 #include "commands/tablespace.h"
 #include "fmgr.h"
@@ -72,6 +76,10 @@ typedef struct SrmSharedDisk
 	pg_atomic_uint64 reads;
 	pg_atomic_uint64 writes;
 	pg_atomic_uint64 busy_us;
+	/* bandwidth learned (diskspeed.c), bytes per second; under the lock */
+	double		read_bps;		/* 0: not known */
+	double		write_bps;
+	int			measuring_pid;	/* a backend measuring it now, or 0 */
 } SrmSharedDisk;
 
 typedef struct SrmSharedJob
@@ -321,6 +329,21 @@ SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
 }
 
 /*
+ * SrmActiveJobs
+ *		See shmem.h; 0 without shared memory.
+ */
+int
+SrmActiveJobs(void)
+{
+	int			n;
+
+	if (srm_shared == NULL)
+		return 0;
+	n = (int) pg_atomic_read_u32(&srm_shared->active_jobs) - (job_active ? 1 : 0);
+	return Max(n, 0);
+}
+
+/*
  * job_exit_cb
  *		Backend exit: end a job still registered.
  */
@@ -507,6 +530,99 @@ SrmJobEnd(void)
 	job_ndisks = 0;
 }
 
+/* ---------- the disks' learned bandwidth ---------- */
+
+/*
+ * SrmDiskSpeedGet
+ *		The bandwidth learned for tablespace spc (bytes per second); false
+ *		if none is known (or there is no shared memory).
+ */
+bool
+SrmDiskSpeedGet(Oid spc, double *read_bps, double *write_bps)
+{
+	int			slot;
+	bool		known;
+
+	if (srm_shared == NULL || (slot = disk_slot(spc)) < 0)
+		return false;
+	LWLockAcquire(srm_shared->lock, LW_SHARED);
+	*read_bps = srm_shared->disks[slot].read_bps;
+	*write_bps = srm_shared->disks[slot].write_bps;
+	known = *read_bps > 0 && *write_bps > 0;
+	LWLockRelease(srm_shared->lock);
+	return known;
+}
+
+/*
+ * SrmDiskSpeedClaim
+ *		Should this backend measure tablespace spc?  True, and the disk is
+ *		marked as being measured by it, when no bandwidth is known and no
+ *		live backend is measuring it.  The caller must SrmDiskSpeedPut.
+ */
+bool
+SrmDiskSpeedClaim(Oid spc)
+{
+	int			slot;
+	bool		mine = false;
+
+	if (srm_shared == NULL || (slot = disk_slot(spc)) < 0)
+		return false;
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	{
+		SrmSharedDisk *d = &srm_shared->disks[slot];
+
+		/* a claim of a backend that died measuring is stale */
+		if (d->measuring_pid != 0 && d->measuring_pid != MyProcPid &&
+			kill(d->measuring_pid, 0) != 0 && errno == ESRCH)
+			d->measuring_pid = 0;
+		if (!(d->read_bps > 0 && d->write_bps > 0) && d->measuring_pid == 0)
+		{
+			d->measuring_pid = MyProcPid;
+			mine = true;
+		}
+	}
+	LWLockRelease(srm_shared->lock);
+	return mine;
+}
+
+/*
+ * SrmDiskSpeedPut
+ *		Record bandwidths for tablespace spc.  A measurement (refresh
+ *		false) replaces what was known and ends this backend's claim (a
+ *		figure <= 0: nothing measured, the claim ends all the same); a
+ *		refresh from a sort's busy time moves what is known a quarter of
+ *		the way to it, for either figure that is > 0.  Never ERRORs.
+ */
+void
+SrmDiskSpeedPut(Oid spc, double read_bps, double write_bps, bool refresh)
+{
+	int			slot;
+	SrmSharedDisk *d;
+
+	if (srm_shared == NULL || (slot = disk_slot(spc)) < 0)
+		return;
+	d = &srm_shared->disks[slot];
+	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
+	if (!refresh)
+	{
+		if (read_bps > 0 && write_bps > 0)
+		{
+			d->read_bps = read_bps;
+			d->write_bps = write_bps;
+		}
+		if (d->measuring_pid == MyProcPid)
+			d->measuring_pid = 0;
+	}
+	else if (d->read_bps > 0 && d->write_bps > 0)
+	{
+		if (read_bps > 0)
+			d->read_bps = 0.75 * d->read_bps + 0.25 * read_bps;
+		if (write_bps > 0)
+			d->write_bps = 0.75 * d->write_bps + 0.25 * write_bps;
+	}
+	LWLockRelease(srm_shared->lock);
+}
+
 /* ---------- per-worker facts for EXPLAIN ---------- */
 
 /*
@@ -650,10 +766,12 @@ srmsort_disks(PG_FUNCTION_ARGS)
 	for (i = 0; i < SRM_SHARED_DISKS; i++)
 	{
 		SrmSharedDisk *d = &srm_shared->disks[i];
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[12];
+		bool		nulls[12] = {0};
 		char		path[MAXPGPATH];
 		char	   *name;
+		double		rbps,
+					wbps;
 
 		if (!d->used)
 			continue;
@@ -671,6 +789,14 @@ srmsort_disks(PG_FUNCTION_ARGS)
 		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&d->reads));
 		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&d->writes));
 		values[9] = Float8GetDatum(pg_atomic_read_u64(&d->busy_us) / 1000.0);
+		LWLockAcquire(srm_shared->lock, LW_SHARED);
+		rbps = d->read_bps;
+		wbps = d->write_bps;
+		LWLockRelease(srm_shared->lock);
+		values[10] = Float8GetDatum(rbps / 1e6);
+		values[11] = Float8GetDatum(wbps / 1e6);
+		nulls[10] = !(rbps > 0);
+		nulls[11] = !(wbps > 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -37,6 +37,9 @@ extern bool SrmShmemAvailable(void);
 extern void SrmPartitionChoose(const Oid *spcs, int ndisks, int *first,
 							   int *count, int *partno, int *nparts);
 
+/* Sort jobs running on srmsort's disks, this backend's not counted. */
+extern int	SrmActiveJobs(void);
+
 /* The job of this backend: registered while a sort uses workfiles. */
 extern void SrmJobBegin(const Oid *spcs, int ndisks, int partno);
 extern void SrmJobSetPhase(SrmJobPhase phase, int pass);
@@ -49,6 +52,17 @@ extern void SrmJobEnd(void);	/* idempotent; never ERRORs */
  */
 extern void SrmJobCountIO(int disk, bool write, int64 bytes);
 extern void SrmJobCountDone(int disk, int64 bytes, double ms);	/* never ERRORs */
+
+/*
+ * The bandwidth of workfile disks (diskspeed.c): what is known of
+ * tablespace spc, in bytes per second; whether this backend should
+ * measure it (then it must Put, with figures <= 0 if it could not); a
+ * measurement or a refresh from a sort's busy time.
+ */
+extern bool SrmDiskSpeedGet(Oid spc, double *read_bps, double *write_bps);
+extern bool SrmDiskSpeedClaim(Oid spc);
+extern void SrmDiskSpeedPut(Oid spc, double read_bps, double write_bps,
+							bool refresh);
 
 /*
  * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the

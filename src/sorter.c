@@ -52,6 +52,7 @@
 #include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
+#include "writering.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
@@ -88,10 +89,7 @@ struct SrmSorter
 	int			maxruns;
 	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
 									 * sum of their meta_bytes */
-	int			nwbufs;
-	char	  **wbufs;
-	char	   *wbufs_raw;		/* the allocation behind wbufs */
-	SrmIo	   *wios;
+	SrmWriteRing wring;			/* the buffers runs are written through */
 	SrmMerge   *merge;
 	SrmScan    *scan;
 	SrmMergeCounters counters;
@@ -133,9 +131,9 @@ mem_used(SrmSorter *s)
 {
 	Size		used = SrmMemLoadBytes(&s->load);
 
-	used += (Size) s->nwbufs * (s->block_size + SRM_BUF_SLACK);
+	used += (Size) s->wring.nbufs * (s->block_size + SRM_BUF_SLACK);
 	/* the page caches of the run being written */
-	if (s->nwbufs > 0)
+	if (s->wring.nbufs > 0)
 		used += SrmRunOpenBytes(s->ts);
 	return used + meta_charged(s);
 }
@@ -253,6 +251,23 @@ shared_disks(SrmSorter *s)
 }
 
 /*
+ * expected_bytes
+ *		What the sort's runs will hold, by the planner's estimate of its
+ *		rows (or input bytes) and the first load's bytes per tuple; 0 if
+ *		there is no estimate.
+ */
+static double
+expected_bytes(SrmSorter *s)
+{
+	double		avglen = s->load.ntuples > 0 ?
+		(double) s->input_bytes / s->load.ntuples : 64.0;
+	double		rows = s->est_rows > 0 ? s->est_rows :
+		s->est_input / (avglen + 8.0);
+
+	return Max(rows, 0) * avglen;
+}
+
+/*
  * go_external
  *		The first run is due: choose the block size, open the disks and
  *		allocate the 2D write buffers.
@@ -272,7 +287,8 @@ go_external(SrmSorter *s)
 	/* the disk count is needed for the block size: open with a probe size */
 	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
-	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks, byval, typlen,
+	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks,
+							 expected_bytes(s), byval, typlen,
 							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
 	D = s->ts->ndisks;
 	{
@@ -284,25 +300,24 @@ go_external(SrmSorter *s)
 		s->job = true;
 	}
 	s->block_size = s->share ? s->share->block_size :
-		SrmPlanBlockSize(s->budget, s->dsm, D, min_block,
+		SrmPlanBlockSize(s->budget, s->dsm, SrmTapeWidth(s->ts), min_block,
 						 s->est_rows, s->est_input,
 						 (double) s->load.ntuples,
 						 (double) s->input_bytes);
 	s->ts->block_size = s->block_size;
 
-	/* a participant of a parallel build writes to its disks only */
-	s->nwbufs = 2 * (s->ts->run_ndisks > 0 ? s->ts->run_ndisks : D);
-	s->wbufs = palloc(s->nwbufs * sizeof(char *));
-	s->wios = palloc0(s->nwbufs * sizeof(SrmIo));
-	s->wbufs[0] = SrmTapeAllocBuffers(s->ts, s->cxt, s->nwbufs, &s->wbufs_raw);
-	for (i = 1; i < s->nwbufs; i++)
-		s->wbufs[i] = s->wbufs[0] + (Size) i * s->block_size;
-
+	/*
+	 * Two periods of the stripe of new runs in flight; a participant of a
+	 * parallel build writes to its disks only.
+	 */
 	if (s->share != NULL)
 	{
 		s->ts->run_first = s->share->first_disk;
 		s->ts->run_ndisks = s->share->ndisks;
 	}
+	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
+	SrmWriteRingAlloc(&s->wring, s->ts, 2 * s->ts->stripes[i].width, false,
+					  s->cxt);
 	s->maxruns = 64;
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
 	s->state = SS_BUILDRUNS;
@@ -321,7 +336,7 @@ new_run(SrmSorter *s, Size expect)
 	if (!s->ts->page_meta &&
 		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
 		SrmTapePageMeta(s->ts);
-	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomDisk(s->ts));
+	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomStart(s->ts));
 }
 
 /*
@@ -353,7 +368,7 @@ merge_mem(SrmSorter *s, SrmMergeMem *mm)
 {
 	mm->budget = s->budget;
 	mm->dsm = s->dsm;
-	mm->ndisks = s->ts->ndisks;
+	mm->ndisks = SrmTapeWidth(s->ts);
 	mm->block_size = s->block_size;
 	mm->meta = s->runs_meta_bytes;
 	mm->load = SrmMemLoadBytes(&s->load);
@@ -412,10 +427,12 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	for (i = 0; i < k; i++)
 		out->merges = Max(out->merges, inputs[i]->merges + 1);
 
+	/* the inputs' last blocks may still be on their way (write-behind) */
+	SrmWriteRingWait(&s->wring, s->ts);
 	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmRunWriterBegin(s->ts, out, s->nwbufs, s->wbufs, s->wios);
+	w = SrmWriteRingBegin(&s->wring, s->ts, out);
 	SrmMergeToRun(m, w);
-	SrmRunWriterEnd(w);
+	SrmWriteRingEnd(&s->wring, w);
 	SrmMergeEnd(m);
 
 	for (i = 0; i < k; i++)
@@ -476,15 +493,13 @@ debug_pause_before_merge(void)
 
 /*
  * free_write_buffers
- *		The last run is written: the 2D write buffers go.
+ *		The last run is written: the write buffers go, once their writes
+ *		are done.
  */
 static void
 free_write_buffers(SrmSorter *s)
 {
-	pfree(s->wbufs_raw);
-	pfree(s->wbufs);
-	s->wbufs = NULL;
-	s->nwbufs = 0;
+	SrmWriteRingFree(&s->wring, s->ts);
 }
 
 /*
@@ -555,6 +570,27 @@ run_merges(SrmSorter *s)
 }
 
 /*
+ * start_write_behind
+ *		After the first run with direct I/O: from now on the write buffers
+ *		take a share of the budget and runs end with their writes in
+ *		flight (writering.c).  The load gives back its memory first; the
+ *		caller sizes the next one beside the new buffers.
+ */
+static void
+start_write_behind(SrmSorter *s)
+{
+	int			n = SrmWriteBehindBuffers(s->budget, s->block_size,
+										  s->wring.nbufs);
+
+	s->wring.behind = true;
+	if (n == 0)
+		return;
+	SrmMemLoadRelease(&s->load);
+	SrmWriteRingFree(&s->wring, s->ts);
+	SrmWriteRingAlloc(&s->wring, s->ts, n, true, s->cxt);
+}
+
+/*
  * dump_run
  *		Sort the memory load and write it as a run.
  */
@@ -578,13 +614,15 @@ dump_run(SrmSorter *s)
 	/* a run's bookkeeping: about the last one's */
 	run = new_run(s, s->nruns > 0 ?
 						  s->runs[s->nruns - 1]->meta_bytes : 0);
-	w = SrmRunWriterBegin(s->ts, run, s->nwbufs, s->wbufs, s->wios);
+	w = SrmWriteRingBegin(&s->wring, s->ts, run);
 	SrmMemLoadWriteRun(&s->load, w);
-	SrmRunWriterEnd(w);
+	SrmWriteRingEnd(&s->wring, w);
 	add_run(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
+	if (s->ts->disks->direct_io && !s->wring.behind)
+		start_write_behind(s);
 	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
 		!s->no_early_merge)
 	{
@@ -830,6 +868,9 @@ SrmSorterFinishRuns(SrmSorter *s)
 	Assert(s->share != NULL);
 	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
 		dump_run(s);
+	/* the runs are read by another process next */
+	if (s->ts != NULL)
+		SrmWriteRingWait(&s->wring, s->ts);
 	MemoryContextSwitchTo(old);
 }
 
@@ -1049,35 +1090,6 @@ SrmSorterRestorePos(SrmSorter *s)
 /* ---------- statistics and end ---------- */
 
 /*
- * SrmSortMethodName
- *		The name EXPLAIN shows for a method.
- */
-const char *
-SrmSortMethodName(SrmSortMethod method)
-{
-	switch (method)
-	{
-		case SRM_METHOD_STILL_RUNNING:
-			return "still in progress";
-		case SRM_METHOD_QUICKSORT:
-			return "quicksort";
-		case SRM_METHOD_RADIX:
-			return "radix sort";
-		case SRM_METHOD_SRM:
-			return "external SRM merge";
-		case SRM_METHOD_DSM:
-			return "external DSM merge";
-		case SRM_METHOD_SRM_MATERIALIZED:
-			return "external SRM sort";
-		case SRM_METHOD_PARTICIPANT_RUNS:
-			return "runs for the parallel merge";
-		case SRM_METHOD_DSM_MATERIALIZED:
-			return "external DSM sort";
-	}
-	return "unknown";
-}
-
-/*
  * SrmSorterGetStats
  *		The facts of the sort so far.
  */
@@ -1124,37 +1136,23 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 		st->io_wait_ms = s->ts->io->wait_ms;
 		if (s->counters.blocks_consumed > 0)
 			st->nu = (double) s->counters.parallel_reads /
-				((double) s->counters.blocks_consumed / s->ts->ndisks);
-		for (i = 0; i < s->ts->ndisks && len < (int) sizeof(st->disk_names) - 1; i++)
-			len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
-							"%s%s", i > 0 ? ", " : "",
-							s->ts->disks->disks[i].spcname);
+				((double) s->counters.blocks_consumed / SrmTapeWidth(s->ts));
+		st->direct_io = s->ts->disks->direct_io;
+		st->stripe_width = SrmTapeWidth(s->ts);
+		st->weight_source = s->ts->disks->weight_source;
+		StaticAssertStmt(SRM_STATS_DISKS == SRM_MAX_DISKS, "one entry per disk");
+		for (i = 0; i < s->ts->ndisks; i++)
+		{
+			st->disk[i].bytes_read = s->ts->use[i].bytes[0];
+			st->disk[i].bytes_written = s->ts->use[i].bytes[1];
+			st->disk[i].busy_ms = s->ts->use[i].busy_ms[2];
+			st->disk[i].share = SrmTapeShare(s->ts, i);
+			if (len < (int) sizeof(st->disk_names) - 1)
+				len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
+								"%s%s", i > 0 ? ", " : "",
+								s->ts->disks->disks[i].spcname);
+		}
 	}
-}
-
-/*
- * SrmSortStatsText
- *		See sorter.h.
- */
-char *
-SrmSortStatsText(const SrmSortStats *st)
-{
-	return psprintf("Sort method %s, disks %d (%s), %d left out for memory, block %d kB, "
-					"runs %lld, merge order %d, passes %d, nu %.3f, parallel reads %lld, "
-					"flushes %lld, stalls %lld, temp written %lld kB, read %lld kB, "
-					"peak %lld kB, I/O wait %.1f ms, memory peak %lld kB of %lld kB, "
-					"paged bookkeeping %lld kB, input %lld tuples of %lld bytes",
-					SrmSortMethodName(st->method), st->ndisks, st->disk_names,
-					st->disks_left_out, st->block_size / 1024,
-					(long long) st->runs, st->merge_order, st->passes, st->nu,
-					(long long) st->parallel_reads, (long long) st->flushes,
-					(long long) st->stalls, (long long) (st->temp_written / 1024),
-					(long long) (st->temp_read / 1024),
-					(long long) (st->temp_peak / 1024), st->io_wait_ms,
-					(long long) (st->mem_peak / 1024),
-					(long long) (st->mem_budget / 1024),
-					(long long) ((st->meta_paged + 1023) / 1024),
-					(long long) st->tuples, (long long) st->input_bytes);
 }
 
 /*

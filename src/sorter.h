@@ -47,6 +47,17 @@ typedef enum SrmSortMethod
 /* did the sort write workfiles? */
 #define SRM_METHOD_IS_EXTERNAL(m)	((m) >= SRM_METHOD_SRM)
 
+/* What a sort did on one of its disks (EXPLAIN ANALYZE VERBOSE). */
+typedef struct SrmSortDiskStats
+{
+	int64		bytes_read;
+	int64		bytes_written;
+	double		busy_ms;		/* time a request of it was in flight */
+	int			share;			/* its blocks of a period of the stripe */
+} SrmSortDiskStats;
+
+#define SRM_STATS_DISKS		64	/* SRM_MAX_DISKS */
+
 /*
  * The facts of one sort, for EXPLAIN ANALYZE, the server log and the views.
  * Byte counts are bytes; times are milliseconds.
@@ -68,14 +79,19 @@ typedef struct SrmSortStats
 	int64		parallel_reads; /* Parallel_Read operations issued */
 	int64		blocks_read;
 	int64		blocks_written;
-	double		nu;				/* parallel_reads / (blocks_read / D) */
+	double		nu;				/* parallel_reads / (blocks_read / L),
+								 * L the stripe's period (D if equal) */
 	int64		flushes;		/* prefetched blocks flushed unread */
 	int64		stalls;			/* leading blocks read on demand */
 	int64		temp_written;	/* bytes */
 	int64		temp_read;		/* bytes */
 	int64		temp_peak;		/* peak bytes allocated in workfiles */
 	double		io_wait_ms;		/* time spent waiting for I/O */
+	bool		direct_io;		/* workfiles with O_DIRECT */
+	int			stripe_width;	/* L */
+	int			weight_source;	/* SrmWeightSource (disks.h) */
 	char		disk_names[256];	/* comma-separated tablespace names */
+	SrmSortDiskStats disk[SRM_STATS_DISKS]; /* ndisks entries */
 } SrmSortStats;
 
 /*

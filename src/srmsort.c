@@ -28,6 +28,7 @@
 #include "disks.h"
 #include "icukey.h"
 #include "node.h"
+#include "placement.h"
 #include "shmem.h"
 #include "srmsort.h"
 
@@ -40,7 +41,7 @@ int			srmsort_block_size = 256;	/* kB */
 int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
 int			srmsort_min_work_mem = SRM_MIN_BUDGET_KB;	/* kB */
 int			srmsort_io_method = SRM_IO_METHOD_IO_URING;
-bool		srmsort_direct_io = false;
+int			srmsort_direct_io = SRM_DIRECT_IO_AUTO;
 int			srmsort_merge_strategy = SRM_MERGE_SRM;
 int			srmsort_max_merge_order = 1024;
 int			srmsort_random_seed = -1;
@@ -52,10 +53,25 @@ bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
 int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
+char	   *srmsort_debug_slow_disk = NULL;
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
 	{"sync", SRM_IO_METHOD_SYNC, false},
+	{NULL, 0, false}
+};
+
+/* on and off, and their usual spellings, as for a boolean */
+static const struct config_enum_entry direct_io_options[] = {
+	{"auto", SRM_DIRECT_IO_AUTO, false},
+	{"on", SRM_DIRECT_IO_ON, false},
+	{"off", SRM_DIRECT_IO_OFF, false},
+	{"true", SRM_DIRECT_IO_ON, true},
+	{"false", SRM_DIRECT_IO_OFF, true},
+	{"yes", SRM_DIRECT_IO_ON, true},
+	{"no", SRM_DIRECT_IO_OFF, true},
+	{"1", SRM_DIRECT_IO_ON, true},
+	{"0", SRM_DIRECT_IO_OFF, true},
 	{NULL, 0, false}
 };
 
@@ -186,11 +202,24 @@ define_settings(void)
 							 &srmsort_io_method, SRM_IO_METHOD_IO_URING, srm_io_method_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("srmsort.direct_io",
+	DefineCustomEnumVariable("srmsort.direct_io",
 							 "Uses O_DIRECT for workfile I/O.",
-							 "Bypasses the page cache for run blocks.",
-							 &srmsort_direct_io, false, PGC_USERSET, 0,
-							 NULL, NULL, NULL);
+							 "on bypasses the page cache for run blocks, off goes through "
+							 "it; auto chooses per sort: direct when the sort's workfiles "
+							 "would not fit in its share of the page cache the server "
+							 "can use, buffered otherwise.",
+							 &srmsort_direct_io, SRM_DIRECT_IO_OFF, direct_io_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomStringVariable("srmsort.disk_weights",
+							   "Relative speeds of the workfile disks, for striping by weight.",
+							   "auto measures each tablespace's bandwidth the first time it is "
+							   "used and learns from sorts with direct I/O (needs "
+							   "shared_preload_libraries); equal stripes round robin; a list "
+							   "'tablespace:weight, ...' gives weights (unlisted tablespaces "
+							   "weigh 1).  Each disk gets blocks in proportion to its weight.",
+							   &srmsort_disk_weights, "auto", PGC_USERSET, GUC_LIST_INPUT,
+							   SrmCheckDiskWeights, SrmAssignDiskWeights, NULL);
 
 	DefineCustomEnumVariable("srmsort.merge_strategy",
 							 "Merge algorithm for external sorts.",
@@ -249,6 +278,14 @@ define_settings(void)
 							&srmsort_debug_merge_pause, 0, 0, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("srmsort.debug_slow_disk",
+							   "Developer option: a tablespace whose measured bandwidth is taken as an eighth of what it is.",
+							   "Makes one of the test's workfile directories, all on one "
+							   "disk, look like a slow disk to weighted striping.  For the "
+							   "tests.",
+							   &srmsort_debug_slow_disk, "", PGC_SUSET,
+							   SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("srmsort.debug_icu_table_after",
 							"Developer option: keys made through ICU for a collation before its table of primary weights is built.",

@@ -48,5 +48,6 @@ extern PGDLLIMPORT bool srmsort_debug_fail_io_uring;
 extern PGDLLIMPORT bool srmsort_debug_no_slot_reuse;
 extern PGDLLIMPORT int srmsort_debug_merge_pause;
 extern PGDLLIMPORT int srmsort_debug_icu_table_after;
+extern PGDLLIMPORT char *srmsort_debug_slow_disk;
 
 #endif							/* SRMSORT_H */

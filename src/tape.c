@@ -4,8 +4,10 @@
  *	  Striped runs: block format, placement over the disks, block reuse.
  *
  * A run is a sequence of fixed-size blocks (the sort's block size B).
- * Block i of a run whose start disk is s lives on disk (s + i) mod D; s is
- * drawn uniformly at random per run (SRM), or is 0 for every run (DSM).
+ * Block i of a run whose start is s lives on the disk at position s + i of
+ * the sort's stripe (placement.c: with equal weights, disk (s + i) mod D;
+ * weighted, each disk in proportion to its bandwidth); s is drawn
+ * uniformly at random per run (SRM), or is 0 for every run (DSM).
  * Each disk has one workfile, an array of B-byte block slots.  A slot is
  * released when the merge has the block in memory for good (it has become
  * a leading block), and later writes on the same disk reuse released slots
@@ -38,6 +40,7 @@
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
+#include "diskspeed.h"
 #include "shmem.h"
 #include "srmsort.h"
 #include "tape.h"
@@ -47,23 +50,51 @@
 
 /*
  * io_done
- *		A workfile request completed: its bytes leave the disk's in-flight
- *		count and its service time makes the disk busy.
+ *		A workfile request completed (ms after its submission): its bytes
+ *		leave the disk's in-flight count, and the time it was in flight
+ *		that no request of the same kind covered already makes the disk
+ *		busy -- requests in flight together count once (completions come
+ *		in time order, so the busy time counted so far ends at until_ms).
  */
 static void
 io_done(SrmIo *io, double ms, void *arg)
 {
-	SrmJobCountDone(io->tag, io->len, ms);
+	SrmTapeSet *ts = (SrmTapeSet *) arg;
+	SrmDiskUse *u = &ts->use[io->tag];
+	int			kinds[2] = {io->is_write ? 1 : 0, 2};
+	double		busy_any = 0;
+	instr_time	now;
+	double		now_ms;
+	int			i;
+
+	INSTR_TIME_SET_CURRENT(now);
+	now_ms = INSTR_TIME_GET_MILLISEC(now);
+	u->bytes[kinds[0]] += io->len;
+	for (i = 0; i < 2; i++)
+	{
+		int			k = kinds[i];
+		double		from = Max(now_ms - ms, u->until_ms[k]);
+
+		if (now_ms > from)
+		{
+			u->busy_ms[k] += now_ms - from;
+			if (k == 2)
+				busy_any = now_ms - from;
+		}
+		u->until_ms[k] = Max(u->until_ms[k], now_ms);
+	}
+	SrmJobCountDone(io->tag, io->len, busy_any);
 }
 
 /*
  * SrmTapeSetCreate
  *		Open at most maxdisks workfile disks (or take the disk set given)
- *		and an I/O set for a sort with blocks of block_size bytes, in
- *		CurrentMemoryContext.
+ *		and an I/O set for a sort with blocks of block_size bytes expected
+ *		to write expect_bytes (0: unknown), in CurrentMemoryContext.
  */
 SrmTapeSet *
-SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
+SrmTapeSetCreate(int block_size, int maxdisks, double expect_bytes,
+				 bool key_byval,
 				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg,
 				 SrmRecFormat *fmt, SrmDiskSet *disks)
 {
@@ -84,10 +115,17 @@ SrmTapeSetCreate(int block_size, int maxdisks, bool key_byval,
 	else
 		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
 
-	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks);
+	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks, expect_bytes);
 	ts->ndisks = ts->disks->ndisks;
+	ts->maxwidth = Max(maxdisks, 1);
+	ts->stripes = palloc(sizeof(SrmStripe));
+	SrmStripeBuild(&ts->stripes[0], ts->disks->weights, ts->ndisks,
+				   ts->maxwidth);
+	ts->nstripes = 1;
+	ts->use = palloc0(ts->ndisks * sizeof(SrmDiskUse));
 	ts->io = SrmIoSetCreate();
 	ts->io->on_complete = io_done;
+	ts->io->on_complete_arg = ts;
 	ts->io->async_reads = !ts->disks->direct_io;
 
 	ts->nslots = palloc0(ts->ndisks * sizeof(int32));
@@ -123,7 +161,12 @@ SrmTapeSetClose(SrmTapeSet *ts, bool in_abort)
 	if (ts->io)
 		SrmIoDrain(ts->io);
 	if (ts->disks)
+	{
+		/* what the disks gave this sort refreshes their bandwidths */
+		if (!in_abort)
+			SrmDiskSpeedsLearn(ts->disks, ts->use);
 		SrmDiskSetClose(ts->disks, in_abort);
+	}
 	/* at abort fd.c deletes them with the resource owner */
 	if (!in_abort)
 	{
@@ -231,23 +274,51 @@ SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run)
 }
 
 /*
- * SrmTapeRandomDisk
- *		A start disk drawn uniformly at random.
+ * SrmTapeStripeFor
+ *		The index in ts->stripes of the stripe over disks first .. first +
+ *		ndisks - 1 (ndisks 0: all), built from the set's weights the first
+ *		time.  Every process of a parallel build builds the same stripes
+ *		from the same weights, so a run's blocks are found by all.
  */
 int
-SrmTapeRandomDisk(SrmTapeSet *ts)
+SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks)
 {
-	int			n = ts->run_ndisks > 0 ? ts->run_ndisks : ts->ndisks;
+	int			i;
 
-	return (int) pg_prng_uint64_range(&ts->prng, 0, n - 1);
+	if (ndisks == 0 || (first == 0 && ndisks == ts->ndisks))
+		return 0;
+	for (i = 1; i < ts->nstripes; i++)
+		if (ts->stripes[i].ndisks == ndisks && ts->stripes[i].first == first)
+			return i;
+	if (ts->nstripes > PG_UINT8_MAX)
+		elog(ERROR, "srmsort: too many disk subsets in one sort");
+	ts->stripes = repalloc(ts->stripes, (ts->nstripes + 1) * sizeof(SrmStripe));
+	SrmStripeBuild(&ts->stripes[ts->nstripes], ts->disks->weights + first,
+				   ndisks, ts->maxwidth);
+	ts->stripes[ts->nstripes].first = first;
+	return ts->nstripes++;
+}
+
+/*
+ * SrmTapeRandomStart
+ *		A start position in the stripe of new runs, drawn uniformly at
+ *		random.
+ */
+int
+SrmTapeRandomStart(SrmTapeSet *ts)
+{
+	int			st = SrmTapeStripeFor(ts, ts->run_first, ts->run_ndisks);
+
+	return (int) pg_prng_uint64_range(&ts->prng, 0, ts->stripes[st].width - 1);
 }
 
 /*
  * SrmRunCreate
- *		An empty run starting on start_disk, with its own memory context.
+ *		An empty run whose block 0 lies at position start of its stripe,
+ *		with its own memory context.
  */
 SrmRun *
-SrmRunCreate(SrmTapeSet *ts, int start_disk)
+SrmRunCreate(SrmTapeSet *ts, int start)
 {
 	MemoryContext old = MemoryContextSwitchTo(ts->cxt);
 	SrmRun	   *run;
@@ -256,9 +327,10 @@ SrmRunCreate(SrmTapeSet *ts, int start_disk)
 	StaticAssertStmt(sizeof(SrmRun) <= 128, "SrmRun outgrew 128 bytes");
 	run = palloc0(sizeof(SrmRun));
 
-	run->start_disk = start_disk;
+	run->start = start;
 	run->first_disk = ts->run_first;
 	run->ndisks = ts->run_ndisks;
+	run->stripe = SrmTapeStripeFor(ts, ts->run_first, ts->run_ndisks);
 	run->paged = ts->page_meta;
 	run->meta_bytes = GetMemoryChunkSpace(run);
 	if (!run->paged)
@@ -598,11 +670,14 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 /*
  * SrmRunWriterBegin
  *		Start writing run through nbufs caller-owned block buffers (with
- *		their SrmIo structs); 2*D buffers give full parallelism.
+ *		their SrmIo structs), used in turn from buffer first on; two
+ *		periods of the run's stripe (2D buffers, with equal weights) give
+ *		full parallelism.  A buffer whose earlier write is still in flight
+ *		is waited for when its turn comes.
  */
 SrmRunWriter *
 SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run, int nbufs, char **bufs,
-				  SrmIo *ios)
+				  SrmIo *ios, int first)
 {
 	SrmRunWriter *w = palloc0(sizeof(SrmRunWriter));
 
@@ -611,7 +686,8 @@ SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run, int nbufs, char **bufs,
 	w->nbufs = nbufs;
 	w->bufs = bufs;
 	w->ios = ios;
-	w->cur = 0;
+	w->batch = Max(Min(nbufs / 2, ts->stripes[run->stripe].width), 1);
+	w->cur = first % nbufs;
 	w->have_block = false;
 	return w;
 }
@@ -688,13 +764,17 @@ write_block(SrmRunWriter *w)
 	w->ios[w->cur].tag = d;
 
 	/*
-	 * Submit half the buffers' writes at once: a buffered write usually
-	 * goes to io_uring's worker, and waking it (another CPU) costs more
-	 * than the submission; one wake-up then serves the batch.  Reusing a
-	 * buffer waits for its write, which submits it if it is still held.
+	 * Submit a period of the stripe's writes at once (half the buffers of
+	 * the usual two periods): a buffered write usually goes to io_uring's
+	 * worker, and waking it (another CPU) costs more than the submission;
+	 * one wake-up then serves the batch.  Reusing a buffer waits for its
+	 * write, which submits it if it is still held.
 	 */
-	if ((w->cur + 1) % Max(w->nbufs / 2, 1) == 0)
+	if (++w->unsubmitted >= w->batch)
+	{
 		SrmIoSubmit(ts->io);
+		w->unsubmitted = 0;
+	}
 
 	SrmJobCountIO(d, true, ts->block_size);
 	ts->blocks_written++;
@@ -886,25 +966,37 @@ SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec, Size reclen,
 
 /*
  * SrmRunWriterEnd
- *		Write the last block and wait until every block of the run is on
- *		disk.  The last forecast entry predicts nothing.
+ *		Write the last block and, with wait, wait until every block of the
+ *		run is on disk; else submit what is left and return at once (the
+ *		caller waits for the buffers before anything reads the run or
+ *		frees them).  The last forecast entry predicts nothing.  Returns
+ *		the buffer a writer that follows through the same buffers should
+ *		start with: the oldest.
  */
-void
-SrmRunWriterEnd(SrmRunWriter *w)
+int
+SrmRunWriterEnd(SrmRunWriter *w, bool wait)
 {
 	int			i;
+	int			next;
 
 	if (w->have_block)
 		close_head_block(w);
-	for (i = 0; i < w->nbufs; i++)
-		if (w->ios[i].state != SRM_IO_IDLE)
-			SrmIoWait(w->ts->io, &w->ios[i]);
+	if (wait)
+	{
+		for (i = 0; i < w->nbufs; i++)
+			if (w->ios[i].state != SRM_IO_IDLE)
+				SrmIoWait(w->ts->io, &w->ios[i]);
+	}
+	else
+		SrmIoSubmit(w->ts->io);
 	if (w->run->nforecast > 0)
 		SrmRunForecast(w->ts, w->run, w->run->nforecast - 1, true)->next_head = -1;
 	SrmRunCloseMeta(w->ts, w->run);
 	if (w->scratch != NULL)
 		pfree(w->scratch);
+	next = w->cur;
 	pfree(w);
+	return next;
 }
 
 /* ---------- runs handed between processes ---------- */
@@ -939,7 +1031,7 @@ SrmRunExport(SrmTapeSet *ts, SrmRun *run, BufFile *f)
 	int64		i;
 
 	memset(&x, 0, sizeof(x));
-	x.start_disk = run->start_disk;
+	x.start = run->start;
 	x.first_disk = run->first_disk;
 	x.ndisks = run->ndisks;
 	x.merges = run->merges;
@@ -999,9 +1091,10 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 	Size		kbufsize = 0;
 	int64		i;
 
-	run->start_disk = (int16) x->start_disk;
+	run->start = (int16) x->start;
 	run->first_disk = (uint8) x->first_disk;
 	run->ndisks = (uint8) x->ndisks;
+	run->stripe = SrmTapeStripeFor(ts, x->first_disk, x->ndisks);
 	run->merges = (int16) x->merges;
 	for (i = 0; i < x->nblocks; i++)
 	{

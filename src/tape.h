@@ -15,6 +15,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "placement.h"
 #include "record.h"
 #include "runmeta.h"
 
@@ -38,8 +39,9 @@ typedef struct SrmBlockHeader
 #define SRM_BLOCK_HDRSZ		MAXALIGN(sizeof(SrmBlockHeader))
 
 /*
- * Where one block of a run lives: its slot on disk (start + i) mod D.
- * Kept small: a run's bookkeeping counts against the sort's memory.
+ * Where one block of a run lives: its slot on the disk the run's stripe
+ * gives it (SrmRunBlockDisk).  Kept small: a run's bookkeeping counts
+ * against the sort's memory.
  */
 typedef struct SrmBlockRef
 {
@@ -68,10 +70,11 @@ typedef struct SrmForecastEntry
  */
 typedef struct SrmRun
 {
-	int16		start_disk;		/* within the run's disks */
+	int16		start;			/* block 0's position in the stripe */
 	int16		merges;			/* times its tuples were merged so far */
 	uint8		first_disk;		/* the run's disks: first_disk .. */
 	uint8		ndisks;			/* .. + ndisks - 1; 0: all of the set */
+	uint8		stripe;			/* its stripe: ts->stripes[stripe] */
 	bool		paged;
 	int64		nblocks;
 	int64		nrecords;
@@ -99,6 +102,14 @@ typedef struct SrmTapeSet
 	SrmDiskSet *disks;
 	SrmIoSet   *io;
 	int			ndisks;
+	/*
+	 * The stripes runs are written with (placement.c): [0] over all the
+	 * disks, others over the disks of a participant of a parallel build.
+	 */
+	SrmStripe  *stripes;
+	int			nstripes;
+	int			maxwidth;		/* the longest period the budget allows */
+	SrmDiskUse *use;			/* per disk: what this sort did on it */
 	int			block_size;
 	bool		normalized;		/* records carry normalized first keys */
 	SrmRecFormat *fmt;			/* the records' format */
@@ -137,6 +148,8 @@ typedef struct SrmRunWriter
 	int			nbufs;
 	char	  **bufs;
 	SrmIo	   *ios;
+	int			batch;			/* writes submitted together */
+	int			unsubmitted;	/* writes prepared since the last submit */
 	int			cur;			/* buffer being filled */
 	char	   *pos;			/* fill position in bufs[cur] */
 	char	   *last_rec;		/* last record put in bufs[cur] */
@@ -148,13 +161,32 @@ typedef struct SrmRunWriter
 } SrmRunWriter;
 
 extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
+									double expect_bytes,
 									bool key_byval, int16 key_typlen,
 									SrmKeyFn keyfn, void *keyarg,
 									SrmRecFormat *fmt, SrmDiskSet *disks);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
-extern int	SrmTapeRandomDisk(SrmTapeSet *ts);
+extern int	SrmTapeRandomStart(SrmTapeSet *ts);
+extern int	SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks);
 
-extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start_disk);
+/*
+ * The stripe of the whole set: its period (the planner's "D": a merge
+ * reads, and a writer keeps in flight, up to one period of blocks), and
+ * disk d's share of it.
+ */
+static inline int
+SrmTapeWidth(SrmTapeSet *ts)
+{
+	return ts->stripes[0].width;
+}
+
+static inline int
+SrmTapeShare(SrmTapeSet *ts, int d)
+{
+	return ts->stripes[0].share[d];
+}
+
+extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start);
 extern void SrmRunFree(SrmTapeSet *ts, SrmRun *run);
 extern void SrmTapePageMeta(SrmTapeSet *ts);
 extern Size SrmRunOpenBytes(SrmTapeSet *ts);
@@ -191,15 +223,16 @@ SrmRunForecast(SrmTapeSet *ts, SrmRun *run, int64 i, bool dirty)
 }
 
 /*
- * Block i of run lives on disk (start + i) mod D, D the run's disks (all of
- * the set, except for the runs of one participant of a parallel build).
+ * Block i of run lives on the disk its stripe gives position start + i
+ * (placement.c): with equal weights disk (start + i) mod D, D the run's
+ * disks (all of the set, except for the runs of one participant of a
+ * parallel build).
  */
 static inline int
 SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
 {
-	if (likely(run->ndisks == 0))
-		return (int) ((run->start_disk + i) % ts->ndisks);
-	return run->first_disk + (int) ((run->start_disk + i) % run->ndisks);
+	return run->first_disk + SrmStripeDisk(&ts->stripes[run->stripe],
+										   run->start + i);
 }
 
 extern char *SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt);
@@ -214,12 +247,13 @@ extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
 							char **scratch, MemoryContext cxt, bool release);
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
-									   int nbufs, char **bufs, SrmIo *ios);
+									   int nbufs, char **bufs, SrmIo *ios,
+									   int first);
 extern void SrmRunWriterPutTuple(SrmRunWriter *w, const void *tuple,
 								 uint32 len, uint64 key, uint8 nrank);
 extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
 								  Size reclen, uint64 key, uint8 nrank);
-extern void SrmRunWriterEnd(SrmRunWriter *w);
+extern int	SrmRunWriterEnd(SrmRunWriter *w, bool wait);
 
 /* Bookkeeping after a record was placed at w->pos. */
 static inline void
@@ -287,7 +321,7 @@ SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
  */
 typedef struct SrmRunExtent
 {
-	int32		start_disk;
+	int32		start;
 	int32		first_disk;
 	int32		ndisks;
 	int32		merges;

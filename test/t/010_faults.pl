@@ -1,7 +1,8 @@
 # Faults: cancels in each phase, a terminated backend while the client
-# reads, kill -9 in the middle of a merge (crash restart), io_uring
-# forbidden, privileges.  After every one: no workfile left, the server
-# and the next sort work.
+# reads, kill -9 in the middle of a merge (crash restart) -- with the
+# default striping and I/O mode, then with unequal weights and direct I/O
+# --, io_uring forbidden, privileges.  After every one: no workfile left,
+# the server and the next sort work.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -45,79 +46,104 @@ sub cancel_in_phase
 	is($node->safe_psql('postgres', $check), 't', "the next sort works after a cancel in '$phase'");
 }
 
-cancel_in_phase('writing runs');
-
-# The final merge while the client reads slowly (a sleep per row above
-# the sort): the sort sits in its final merge until the cancel.
-sub slow_reader
+# Every fault twice: with the defaults (striping by measured weights,
+# buffered), and with given, unequal weights and direct I/O.
+for my $round ('defaults', 'weights and direct I/O')
 {
-	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	$bg->query_safe("BEGIN; DECLARE cur NO SCROLL CURSOR FOR "
-		  . "SELECT k, pg_sleep(0.001) FROM (SELECT * FROM f ORDER BY t) s;");
-	$bg->query_until(qr/started/, "\\echo started\nFETCH ALL FROM cur;\n");
-	ok( $node->poll_query_until('postgres',
-			"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'final merge'"),
-		"sort reached its final merge");
-	ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist in the final merge");
-	return $bg;
-}
-{
-	my $bg = slow_reader();
-	$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM srmsort_activity");
-	$bg->query("ROLLBACK;");
-	$bg->quit;
-	ok( $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity"),
-		"no job left after a cancel in the final merge");
-	is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after a cancel in the final merge");
-	is($node->safe_psql('postgres', $check), 't', "the next sort works");
-}
-
-# With a few intermediate passes (tiny memory, many runs).
-{
-	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	$bg->query_until(qr/started/,
-		"\\echo started\nSET srmsort.max_merge_order = 2;\n$slow;\n");
-	ok( $node->poll_query_until('postgres',
-			"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'merging'"),
-		"sort reached an intermediate merge pass");
-	$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM srmsort_activity");
-	$bg->query("SELECT 1;");
-	$bg->quit;
-	$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity");
-	is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after a cancel in a merge pass");
-}
-
-# pg_terminate_backend while the client reads slowly through a cursor.
-{
-	my $bg = $node->background_psql('postgres', on_error_stop => 0);
-	$bg->query_safe("BEGIN; DECLARE c NO SCROLL CURSOR FOR SELECT * FROM f ORDER BY t;");
-	$bg->query_safe("FETCH 10 FROM c;");
-	ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist while the cursor is open");
-	for my $f (SrmTest::temp_files($node))
+	note("faults with $round");
+	if ($round ne 'defaults')
 	{
-		my $mode = (stat($f))[2] & 07777;
-		is(sprintf("%04o", $mode), '0600', "workfile $f is private to the server");
+		$node->safe_psql('postgres', q{
+ALTER SYSTEM SET srmsort.disk_weights = 'srm_d0:1, srm_d1:3, srm_d2:2, srm_d3:4';
+ALTER SYSTEM SET srmsort.direct_io = on;
+SELECT pg_reload_conf();
+});
 	}
-	$node->safe_psql('postgres', "SELECT pg_terminate_backend(pid) FROM srmsort_activity");
-	$bg->{run}->finish;
-	ok( $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity"),
-		"terminated job is gone");
-	is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after pg_terminate_backend");
-}
+	cancel_in_phase('writing runs');
 
-# kill -9 in the middle of a merge: the postmaster restarts, temp files go.
-{
-	my $bg = slow_reader();
-	my $pid = $node->safe_psql('postgres', "SELECT pid FROM srmsort_activity");
-	ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist before kill -9");
-	kill 'KILL', $pid;
-	eval { $bg->quit; };
-	ok($node->poll_query_until('postgres', "SELECT 1", "1"), "server restarted after kill -9");
-	is_deeply([ SrmTest::temp_files($node) ], [], "crash restart removed every workfile");
-	is($node->safe_psql('postgres', $check), 't', "sorting works after the crash restart");
-	is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0',
-		"no stale job after the crash restart");
+	# The final merge while the client reads slowly (a sleep per row above
+	# the sort): the sort sits in its final merge until the cancel.
+	sub slow_reader
+	{
+		my $bg = $node->background_psql('postgres', on_error_stop => 0);
+		$bg->query_safe("BEGIN; DECLARE cur NO SCROLL CURSOR FOR "
+			  . "SELECT k, pg_sleep(0.001) FROM (SELECT * FROM f ORDER BY t) s;");
+		$bg->query_until(qr/started/, "\\echo started\nFETCH ALL FROM cur;\n");
+		ok( $node->poll_query_until('postgres',
+				"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'final merge'"),
+			"sort reached its final merge");
+		ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist in the final merge");
+		return $bg;
+	}
+	{
+		my $bg = slow_reader();
+		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM srmsort_activity");
+		$bg->query("ROLLBACK;");
+		$bg->quit;
+		ok( $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity"),
+			"no job left after a cancel in the final merge");
+		is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after a cancel in the final merge");
+		is($node->safe_psql('postgres', $check), 't', "the next sort works");
+	}
+
+	# With a few intermediate passes (tiny memory, many runs).
+	{
+		my $bg = $node->background_psql('postgres', on_error_stop => 0);
+		$bg->query_until(qr/started/,
+			"\\echo started\nSET srmsort.max_merge_order = 2;\n$slow;\n");
+		ok( $node->poll_query_until('postgres',
+				"SELECT count(*) > 0 FROM srmsort_activity WHERE phase = 'merging'"),
+			"sort reached an intermediate merge pass");
+		$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM srmsort_activity");
+		$bg->query("SELECT 1;");
+		$bg->quit;
+		$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity");
+		is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after a cancel in a merge pass");
+	}
+
+	# pg_terminate_backend while the client reads slowly through a cursor.
+	{
+		my $bg = $node->background_psql('postgres', on_error_stop => 0);
+		$bg->query_safe("BEGIN; DECLARE c NO SCROLL CURSOR FOR SELECT * FROM f ORDER BY t;");
+		$bg->query_safe("FETCH 10 FROM c;");
+		ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist while the cursor is open");
+		for my $f (SrmTest::temp_files($node))
+		{
+			my $mode = (stat($f))[2] & 07777;
+			is(sprintf("%04o", $mode), '0600', "workfile $f is private to the server");
+		}
+		my $pid = $node->safe_psql('postgres', "SELECT pid FROM srmsort_activity");
+		$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
+		$bg->{run}->finish;
+		ok( $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM srmsort_activity"),
+			"terminated job is gone");
+		# the job leaves first (an exit callback), the files with the
+		# backend's abort, after its I/O in flight is drained
+		ok( $node->poll_query_until('postgres',
+				"SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid"),
+			"terminated backend is gone");
+		is_deeply([ SrmTest::temp_files($node) ], [], "no workfile left after pg_terminate_backend");
+	}
+
+	# kill -9 in the middle of a merge: the postmaster restarts, temp files go.
+	{
+		my $bg = slow_reader();
+		my $pid = $node->safe_psql('postgres', "SELECT pid FROM srmsort_activity");
+		ok(scalar(SrmTest::temp_files($node)) > 0, "workfiles exist before kill -9");
+		kill 'KILL', $pid;
+		eval { $bg->quit; };
+		ok($node->poll_query_until('postgres', "SELECT 1", "1"), "server restarted after kill -9");
+		is_deeply([ SrmTest::temp_files($node) ], [], "crash restart removed every workfile");
+		is($node->safe_psql('postgres', $check), 't', "sorting works after the crash restart");
+		is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0',
+			"no stale job after the crash restart");
+	}
 }
+$node->safe_psql('postgres', q{
+ALTER SYSTEM RESET srmsort.disk_weights;
+ALTER SYSTEM RESET srmsort.direct_io;
+SELECT pg_reload_conf();
+});
 
 # io_uring forbidden (srmsort.debug_fail_io_uring, as a kernel that refuses
 # it): one warning, synchronous I/O, correct result.

@@ -1,5 +1,6 @@
 # Randomized differential test: random schemas, data distributions, sort
-# specifications and settings; srmsort's result against PostgreSQL's own
+# specifications and settings (disks, their weights, I/O method and mode,
+# merge strategy, budget); srmsort's result against PostgreSQL's own
 # (ordered keys by type equality + row multiset, see sql/05_helpers.sql).
 # Seeded: SRMSORT_SEED=n reproduces a run; the seed is printed.  The test
 # command runs 300 cases; --long (SRMSORT_LONG=1) runs 2000.
@@ -74,10 +75,17 @@ for my $case (1 .. $cases)
 	my $wm = $wide ? (rand() < 0.5 ? '192kB' : '256kB') : $work_mem[ int(rand(@work_mem)) ];
 	my $strategy = rand() < 0.3 ? 'dsm' : 'srm';
 	my $io = rand() < 0.3 ? 'sync' : 'io_uring';
-	my $disks = join(', ', map { "srm_d$_" } 0 .. int(rand(4)));
+	my @dl = map { "srm_d$_" } 0 .. int(rand(4));
+	my $disks = join(', ', @dl);
+	# striping: measured, round robin, or by random weights
+	my $r = rand();
+	my $weights = $r < 0.3 ? 'auto' : $r < 0.5 ? 'equal'
+	  : join(', ', map { "$_:" . (1 + int(rand(8))) } @dl);
+	my $direct = rand() < 0.4 ? 'on' : 'off';
 	my $order = join(', ', map { $_->[0] } @keys);
 	my $keyargs = join(', ', map { "'$_->[1]'" } @keys);
-	my $desc = "case $case: n=$n work_mem=$wm $strategy $io disks=[$disks] ORDER BY $order ("
+	my $desc = "case $case: n=$n work_mem=$wm $strategy $io direct_io=$direct disks=[$disks] "
+	  . "weights=[$weights] ORDER BY $order ("
 	  . join(' ', map { $_->[2] } @keys) . ")";
 
 	$desc .= ' wide' if $wide;
@@ -94,6 +102,7 @@ for my $case (1 .. $cases)
 	  . "SET work_mem = '$wm'; SET srmsort.merge_strategy = $strategy; SET srmsort.io_method = $io;\n"
 	  . ($wide ? "SET max_parallel_workers_per_gather = 0;\n" : "")
 	  . "SET srmsort.tablespaces = '$disks'; SET srmsort.min_input_size = 0; SET srmsort.random_seed = $case;\n"
+	  . "SET srmsort.disk_weights = '$weights'; SET srmsort.direct_io = $direct;\n"
 	  . "SELECT same::text || ' ' || method FROM srm_diff('SELECT * FROM r ORDER BY $order', $keyargs);\n";
 	my ($ret, $out, $err) = $node->psql('postgres', $sql);
 	my $ok = ($ret == 0 && $out =~ /^true (external|quicksort|radix sort)/m);

@@ -94,7 +94,7 @@ ok($node->poll_query_until('postgres',
 $log = slurp_file($node->logfile);
 # (only the leader's lines carry the test's application_name)
 like($log,
-	qr/090_index_parallel\.pl ERROR:  canceling statement due to user request\n(?:.*\n)*?.*090_index_parallel\.pl STATEMENT:  CREATE INDEX s_k2/,
+	qr/085_index_parallel\.pl ERROR:  canceling statement due to user request\n(?:.*\n)*?.*085_index_parallel\.pl STATEMENT:  CREATE INDEX s_k2/,
 	'the leader failed with the worker\'s cancel')
   or diag(join("\n", grep { /s_k2|cancel|CONTEXT/ } split /\n/, $log));
 is($node->safe_psql('postgres', "SELECT to_regclass('s_k2') IS NULL"), 't', 'no index left');
@@ -141,7 +141,7 @@ ok($node->poll_query_until('postgres',
 		"SELECT count(*) = 0 FROM pg_stat_activity WHERE query ~ 's_k5' AND pid <> pg_backend_pid()"),
 	'that build ended');
 like(slurp_file($node->logfile),
-	qr/090_index_parallel\.pl ERROR:  canceling statement due to user request\n(?:.*\n)*?.*090_index_parallel\.pl STATEMENT:  CREATE INDEX s_k5/,
+	qr/085_index_parallel\.pl ERROR:  canceling statement due to user request\n(?:.*\n)*?.*085_index_parallel\.pl STATEMENT:  CREATE INDEX s_k5/,
 	'the leader failed with worker 0\'s cancel');
 is($node->safe_psql('postgres', "SELECT to_regclass('s_k5') IS NULL"), 't', 'no index left by it');
 is(scalar(SrmTest::temp_files($node)), 0, 'no workfile left by it');
