@@ -22,6 +22,7 @@ OBJS = \
 	src/pbuild.o \
 	src/relwrite.o \
 	src/plan.o \
+	src/psort.o \
 	src/radix.o \
 	src/record.o \
 	src/runmeta.o \
