@@ -26,6 +26,7 @@ OBJS = \
 	src/placement.o \
 	src/relwrite.o \
 	src/plan.o \
+	src/psort.o \
 	src/radix.o \
 	src/record.o \
 	src/runmeta.o \

@@ -84,6 +84,9 @@ SYSTEMS = {
     # srmsort at any budget, also below srmsort.min_work_mem
     "srm_any": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
                " SET srmsort.min_work_mem = '64kB';",
+    # srmsort in one process even with --workers: its own serial time
+    "srm_serial": "SET srmsort.enabled = on; SET srmsort.merge_strategy = srm;"
+                  " SET max_parallel_workers_per_gather = 0;",
 }
 
 
@@ -102,7 +105,8 @@ class DuckDB:
         self.version = duckdb.__version__
         self.dir = tempfile.mkdtemp(prefix="srmsort-duckdb-")
         self.con = duckdb.connect(os.path.join(self.dir, "bench.duckdb"))
-        self.con.execute("SET threads = 1")
+        # one thread, or as many as PostgreSQL may have workers (--workers)
+        self.con.execute("SET threads = %d" % max(GATHER_WORKERS, 1))
         self.con.execute("SET preserve_insertion_order = true")
         self.con.execute("SET temp_directory = '%s'" % os.path.join(self.dir, "tmp"))
         self.loaded = set()
@@ -170,11 +174,11 @@ GATHER_WORKERS = 0
 
 def timed(setup, query):
     """Wall time of query (ms) and the backend's peak RSS (kB)."""
-    sql = ("%s\nSET max_parallel_workers_per_gather = %d;\n"
+    sql = ("SET max_parallel_workers_per_gather = %d;\n%s\n"
            "COPY (SELECT 5) TO '/proc/self/clear_refs';\n"
            "%s;\n"
            "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+([0-9]+)');\n"
-           % (setup, GATHER_WORKERS, query))
+           % (GATHER_WORKERS, setup, query))
     out, ms = psql(sql, timing=True)
     lines = [l for l in out.splitlines() if l.strip().isdigit()]
     return ms, int(lines[-1]) if lines else None
@@ -184,9 +188,9 @@ def explain_facts(setup, query):
     """The sort node's EXPLAIN ANALYZE facts, plus "Temp Written Blocks"
     (BUFFERS: the 8kB temp blocks written, the same measure for every
     system)."""
-    sql = ("%s\nSET max_parallel_workers_per_gather = %d;\n"
+    sql = ("SET max_parallel_workers_per_gather = %d;\n%s\n"
            "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, SUMMARY OFF, FORMAT JSON) %s;"
-           % (setup, GATHER_WORKERS, query))
+           % (GATHER_WORKERS, setup, query))
     out, _ = psql(sql)
     plan = json.loads(out[out.index("["):])
     facts = {}
@@ -210,7 +214,7 @@ def main():
     ap.add_argument("--rows", default="1000000,5000000")
     ap.add_argument("--work-mem", default="4MB,64MB,1GB")
     ap.add_argument("--systems", default="native,srm,dsm",
-                    help="among native, srm, dsm, srm_any and duckdb")
+                    help="among native, srm, dsm, srm_any, srm_serial and duckdb")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tablespaces", default="",
                     help="srmsort.tablespaces (and temp_tablespaces for native)")

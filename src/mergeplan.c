@@ -197,6 +197,27 @@ SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
 }
 
 /*
+ * SrmPlanParticipantDisks
+ *		The disks participant q of n writes its runs to: a disjoint range
+ *		when there are at least as many disks as participants, else one
+ *		disk, shared.
+ */
+void
+SrmPlanParticipantDisks(int ndisks, int q, int n, int *first, int *count)
+{
+	if (ndisks >= n)
+	{
+		*first = q * ndisks / n;
+		*count = (q + 1) * ndisks / n - *first;
+	}
+	else
+	{
+		*first = q % ndisks;
+		*count = 1;
+	}
+}
+
+/*
  * SrmPlanParallelDisks
  *		The most disks a merge with mergeKB can use (SrmPlanDisks).
  */

@@ -96,4 +96,8 @@ extern int	SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
 									 double tuple_bytes);
 extern int	SrmPlanParallelDisks(int mergeKB);
 
+/* the disks participant q of n writes its runs to: [*first, + *count) */
+extern void SrmPlanParticipantDisks(int ndisks, int q, int n, int *first,
+									int *count);
+
 #endif							/* SRM_MERGEPLAN_H */

@@ -43,6 +43,7 @@
 #include "compat.h"
 #include "node.h"
 #include "placement.h"
+#include "psort.h"
 #include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
@@ -56,6 +57,8 @@ typedef struct SrmSortScanState
 	Oid		   *collations;
 	bool	   *nullsFirst;
 	double		est_input;
+	int			mode;			/* SRM_MODE_*: parallel sorts (psort.c) */
+	SrmPSortShared *pshared;	/* SRM_MODE_RUNS in parallel mode */
 	bool		randomAccess;
 	bool		sorted;
 	bool		delegated;		/* sorted by tuplesort */
@@ -76,6 +79,13 @@ static void srm_rescan(CustomScanState *node);
 static void srm_markpos(CustomScanState *node);
 static void srm_restrpos(CustomScanState *node);
 static void srm_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size srm_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void srm_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						 void *coordinate);
+static void srm_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void srm_init_worker(CustomScanState *node, shm_toc *toc,
+							void *coordinate);
 
 CustomScanMethods SrmSortScanMethods = {
 	"SRMSort",
@@ -91,6 +101,11 @@ static const CustomExecMethods srm_exec_methods = {
 	.MarkPosCustomScan = srm_markpos,
 	.RestrPosCustomScan = srm_restrpos,
 	.ExplainCustomScan = srm_explain,
+	/* a parallel sort's participants (SRM_MODE_RUNS, parallel-aware) */
+	.EstimateDSMCustomScan = srm_estimate_dsm,
+	.InitializeDSMCustomScan = srm_init_dsm,
+	.ReInitializeDSMCustomScan = srm_reinit_dsm,
+	.InitializeWorkerCustomScan = srm_init_worker,
 };
 
 /*
@@ -138,6 +153,7 @@ srm_create_state(CustomScan *cscan)
 	}
 	/* a String: a Float such as "123" would come back as an Integer */
 	state->est_input = strtod(strVal(list_nth(priv, 4)), NULL);
+	state->mode = list_length(priv) > 5 ? intVal(list_nth(priv, 5)) : SRM_MODE_PLAIN;
 	return (Node *) state;
 }
 
@@ -200,9 +216,56 @@ end_sort(SrmSortScanState *state)
 }
 
 /*
+ * begin_sorter
+ *		A new srmsort sort of the node's input.
+ */
+static SrmSorter *
+begin_sorter(SrmSortScanState *state, TupleDesc desc)
+{
+	return SrmSorterBeginHeap(desc, state->nkeys, state->sortColIdx,
+							  state->sortOperators, state->collations,
+							  state->nullsFirst, work_mem, state->est_input,
+							  state->randomAccess ? SRM_SORT_RANDOMACCESS : SRM_SORT_NONE);
+}
+
+/*
+ * runs_node
+ *		The participants' SRMSort below a merging one's Gather, or NULL.
+ */
+static SrmSortScanState *
+runs_node(SrmSortScanState *state)
+{
+	PlanState  *gather = outerPlanState(state);
+	PlanState  *below;
+
+	if (gather == NULL || !IsA(gather, GatherState))
+		return NULL;
+	below = outerPlanState(gather);
+	if (below == NULL || !IsA(below, CustomScanState) ||
+		((CustomScanState *) below)->methods != &srm_exec_methods)
+		return NULL;
+	return (SrmSortScanState *) below;
+}
+
+/*
+ * delegated_now
+ *		Must this sort go to tuplesort (a cached plan meeting settings that
+ *		would not have chosen srmsort)?  Sets why for EXPLAIN.
+ */
+static bool
+delegated_now(const char **why)
+{
+	*why = !srmsort_enabled ? "srmsort disabled" :
+		"work_mem below srmsort.min_work_mem";
+	return !srmsort_enabled || work_mem < srmsort_min_work_mem;
+}
+
+/*
  * do_sort
  *		Drain the child into a new sort and sort.  Not inlined: srm_exec
- *		runs once per row and should not carry its frame.
+ *		runs once per row and should not carry its frame.  A merging
+ *		SRMSort of a parallel sort receives no rows when its participants
+ *		formed runs: then it merges theirs.
  */
 static pg_noinline void
 do_sort(SrmSortScanState *state)
@@ -213,21 +276,14 @@ do_sort(SrmSortScanState *state)
 	ScanDirection dir = estate->es_direction;
 
 	estate->es_direction = ForwardScanDirection;
-	/* a cached plan may meet settings that would not have chosen srmsort */
-	state->delegated = !srmsort_enabled || work_mem < srmsort_min_work_mem;
-	state->delegated_why = !srmsort_enabled ? "srmsort disabled" :
-		"work_mem below srmsort.min_work_mem";
+	state->delegated = delegated_now(&state->delegated_why);
 	if (state->delegated)
 		state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->sortColIdx,
 												state->sortOperators, state->collations,
 												state->nullsFirst, work_mem, NULL,
 												state->randomAccess ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
-	else
-		state->sorter = SrmSorterBeginHeap(desc, state->nkeys, state->sortColIdx,
-										   state->sortOperators, state->collations,
-										   state->nullsFirst, work_mem,
-										   state->est_input,
-										   state->randomAccess ? SRM_SORT_RANDOMACCESS : SRM_SORT_NONE);
+	else if (state->mode != SRM_MODE_MERGE)
+		state->sorter = begin_sorter(state, desc);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -237,14 +293,69 @@ do_sort(SrmSortScanState *state)
 		if (state->delegated)
 			tuplesort_puttupleslot(state->tuplesort, slot);
 		else
+		{
+			if (unlikely(state->sorter == NULL))
+				state->sorter = begin_sorter(state, desc);
 			SrmSorterPutSlot(state->sorter, slot);
+		}
 	}
 	if (state->delegated)
 		tuplesort_performsort(state->tuplesort);
 	else
+	{
+		if (state->sorter == NULL)
+		{
+			SrmSortScanState *runs = runs_node(state);
+
+			state->sorter = begin_sorter(state, desc);
+			if (runs != NULL && runs->pshared != NULL)
+				(void) SrmPSortAdopt(runs->pshared, state->sorter);
+		}
 		SrmSorterPerform(state->sorter);
+	}
 	estate->es_direction = dir;
 	state->sorted = true;
+}
+
+/*
+ * form_runs
+ *		A participant of a parallel sort (SRM_MODE_RUNS): sort this
+ *		process's share of the input into runs for the merge above and
+ *		return nothing.  Without parallel mode (no shared state), or when
+ *		the sort is delegated, the input passes through to the SRMSort
+ *		above, which sorts it alone.
+ */
+static TupleTableSlot *
+form_runs(SrmSortScanState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	const char *why;
+
+	if (state->pshared == NULL || delegated_now(&why))
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			return ExecClearTuple(state->result);
+		return ExecCopySlot(state->result, slot);
+	}
+	if (!state->sorted)
+	{
+		state->sorter = begin_sorter(state, ExecGetResultType(outer));
+		SrmPSortShare(state->pshared, state->sorter);
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(outer);
+
+			if (TupIsNull(slot))
+				break;
+			SrmSorterPutSlot(state->sorter, slot);
+		}
+		SrmPSortFinish(state->pshared, state->sorter);
+		end_sort(state);
+		state->sorted = true;
+	}
+	return ExecClearTuple(state->result);
 }
 
 /*
@@ -258,6 +369,8 @@ srm_exec(CustomScanState *node)
 	bool		forward;
 
 	CHECK_FOR_INTERRUPTS();
+	if (state->mode == SRM_MODE_RUNS)
+		return form_runs(state);
 	if (!state->sorted)
 		do_sort(state);
 	forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
@@ -365,6 +478,47 @@ srm_restrpos(CustomScanState *node)
 		tuplesort_restorepos(state->tuplesort);
 	else
 		SrmSorterRestorePos(state->sorter);
+}
+
+/* ---------- a parallel sort's participants (psort.c) ---------- */
+
+static Size
+srm_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return SrmPSortEstimate();
+}
+
+/*
+ * srm_init_dsm
+ *		The leader, as the Gather starts its workers: the shared state.
+ */
+static void
+srm_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	SrmSortScanState *state = (SrmSortScanState *) node;
+	Plan	   *plan = node->ss.ps.plan;
+	double		rows = Max(plan->plan_rows, 1.0);
+
+	state->pshared = SrmPSortInit(coordinate, pcxt->seg, pcxt->nworkers,
+								  work_mem, plan->plan_rows,
+								  state->est_input / rows);
+}
+
+static void
+srm_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	SrmSortScanState *state = (SrmSortScanState *) node;
+
+	SrmPSortReInit(state->pshared);
+}
+
+static void
+srm_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	SrmSortScanState *state = (SrmSortScanState *) node;
+
+	state->pshared = (SrmPSortShared *) coordinate;
+	SrmPSortAttach(state->pshared);
 }
 
 /* ---------- EXPLAIN ---------- */

@@ -170,26 +170,6 @@ dead_file(SrmPBShared *sh, int p)
 }
 
 /*
- * participant_disks
- *		The disks participant q of n writes to: a disjoint range when there
- *		are at least as many disks as participants, else one disk, shared.
- */
-static void
-participant_disks(int ndisks, int q, int n, int *first, int *count)
-{
-	if (ndisks >= n)
-	{
-		*first = q * ndisks / n;
-		*count = (q + 1) * ndisks / n - *first;
-	}
-	else
-	{
-		*first = q % ndisks;
-		*count = 1;
-	}
-}
-
-/*
  * export_name
  *		The name of participant p's list of live (or dead) runs, in disk 0's
  *		file set.
@@ -290,7 +270,8 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	memset(&share, 0, sizeof(share));
 	share.disks = &sh->disks;
 	share.block_size = sh->block_size;
-	participant_disks(sh->disks.ndisks, q, n, &share.first_disk, &share.ndisks);
+	SrmPlanParticipantDisks(sh->disks.ndisks, q, n, &share.first_disk,
+							&share.ndisks);
 
 	st.live = SrmSorterBeginIndex(heap, index, sortmem, 0, SRM_SORT_NONE);
 	share.myfile = live_file(sh, p);

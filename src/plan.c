@@ -37,11 +37,19 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
 
 #include "compat.h"
 #include "node.h"
@@ -53,7 +61,17 @@ static planner_hook_type prev_planner_hook = NULL;
 #define NOT_BOUNDED		(-1.0)		/* no LIMIT can reach the node */
 #define UNKNOWN_BOUND	0.0			/* a LIMIT with a non-constant count */
 
-static Plan *walk(Plan *plan, double bound);
+/* the statement being planned: may its top sort run in parallel? */
+typedef struct SrmPlanWalk
+{
+	PlannedStmt *stmt;
+	bool		parallel_ok;
+	int			next_node_id;	/* for the nodes a parallel sort adds */
+} SrmPlanWalk;
+
+static SrmPlanWalk *cur_walk = NULL;
+
+static Plan *walk(Plan *plan, double bound, bool top);
 
 /*
  * input_bytes
@@ -179,7 +197,7 @@ limit_bound(Limit *limit)
  *		The SRMSort custom scan replacing sort.
  */
 static Plan *
-make_srmsort(Sort *sort)
+make_srmsort(Sort *sort, int mode)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = sort->plan.lefttree;
@@ -261,6 +279,9 @@ make_srmsort(Sort *sort)
 	}
 	cscan->custom_private = list_make5(cols, ops, colls, nulls,
 									   makeString(psprintf("%.0f", input_bytes(child))));
+	if (mode != SRM_MODE_PLAIN)
+		cscan->custom_private = lappend(cscan->custom_private,
+										makeInteger(mode));
 	return (Plan *) cscan;
 }
 
@@ -274,16 +295,186 @@ walk_list(List *plans, double bound)
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = walk((Plan *) lfirst(lc), bound);
+		lfirst(lc) = walk((Plan *) lfirst(lc), bound, false);
+}
+
+/*
+ * max_node_id
+ *		The largest plan_node_id in a plan tree.
+ */
+static int
+max_node_id(Plan *plan)
+{
+	int			id;
+	ListCell   *lc;
+	List	   *more = NIL;
+
+	if (plan == NULL)
+		return -1;
+	id = Max(plan->plan_node_id,
+			 Max(max_node_id(plan->lefttree), max_node_id(plan->righttree)));
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			more = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			more = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			more = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			more = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_CustomScan:
+			more = ((CustomScan *) plan)->custom_plans;
+			break;
+		case T_SubqueryScan:
+			id = Max(id, max_node_id(((SubqueryScan *) plan)->subplan));
+			break;
+		default:
+			break;
+	}
+	foreach(lc, more)
+		id = Max(id, max_node_id((Plan *) lfirst(lc)));
+	return id;
+}
+
+/*
+ * parallel_workers
+ *		The workers a parallel sort of this Sort gets (0: none): where the
+ *		statement may run in parallel and the Sort reads a whole table
+ *		through a plain, parallel-safe Seq Scan, PostgreSQL's own rule for
+ *		a parallel scan of that table (compute_parallel_worker: its
+ *		parallel_workers setting, else one worker from
+ *		min_parallel_table_scan_size on and one more for every tripling),
+ *		at most max_parallel_workers_per_gather.
+ */
+static int
+parallel_workers(Sort *sort, double bound)
+{
+	Plan	   *child = sort->plan.lefttree;
+	RangeTblEntry *rte;
+	Relation	rel;
+	BlockNumber pages;
+	int			n;
+
+	if (cur_walk == NULL || !cur_walk->parallel_ok || bound != NOT_BOUNDED ||
+		!IsA(child, SeqScan) || child->parallel_aware ||
+		!child->parallel_safe || !sort->plan.parallel_safe ||
+		child->initPlan != NIL || !bms_is_empty(child->extParam))
+		return 0;
+	rte = rt_fetch(((Scan *) child)->scanrelid, cur_walk->stmt->rtable);
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return 0;
+	/* locked by the planner already */
+	rel = table_open(rte->relid, NoLock);
+	pages = RelationGetNumberOfBlocks(rel);
+	n = RelationGetParallelWorkers(rel, -1);
+	table_close(rel, NoLock);
+	if (n < 0)
+	{
+		double		threshold = Max(min_parallel_table_scan_size, 1);
+
+		if (pages < (BlockNumber) min_parallel_table_scan_size)
+			return 0;
+		n = 1;
+		while (pages >= threshold * 3 && threshold <= INT_MAX / 3)
+		{
+			n++;
+			threshold *= 3;
+		}
+	}
+	return Min(n, max_parallel_workers_per_gather);
+}
+
+/*
+ * outer_vars
+ *		A target list of Vars returning plan's columns as they are.
+ */
+static List *
+outer_vars(Plan *plan)
+{
+	List	   *tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *expr = (Node *) tle->expr;
+
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) makeVar(OUTER_VAR, tle->resno,
+														 exprType(expr),
+														 exprTypmod(expr),
+														 exprCollation(expr), 0),
+										tle->resno, tle->resname,
+										tle->resjunk));
+	}
+	return tlist;
+}
+
+/*
+ * make_parallel_srmsort
+ *		The plan of a parallel sort of sort (psort.c): an SRMSort merging,
+ *		over a Gather of nworkers, over a parallel-aware SRMSort forming
+ *		runs, over the Seq Scan made parallel-aware.
+ */
+static Plan *
+make_parallel_srmsort(Sort *sort, int nworkers)
+{
+	Plan	   *scan = sort->plan.lefttree;
+	Sort	   *lsort = makeNode(Sort);
+	Gather	   *gather = makeNode(Gather);
+	Plan	   *lower;
+
+	scan->parallel_aware = true;
+
+	/* the participants' sort: the scan's columns, no initPlans */
+	memcpy(lsort, sort, sizeof(Sort));
+	lsort->plan.targetlist = outer_vars(scan);
+	lsort->plan.initPlan = NIL;
+	lsort->plan.extParam = NULL;
+	lsort->plan.allParam = NULL;
+	lsort->plan.plan_node_id = cur_walk->next_node_id++;
+	lower = make_srmsort(lsort, SRM_MODE_RUNS);
+	lower->parallel_aware = true;
+
+	gather->plan = sort->plan;
+	gather->plan.type = T_Gather;
+	gather->plan.targetlist = outer_vars(lower);
+	gather->plan.qual = NIL;
+	gather->plan.lefttree = lower;
+	gather->plan.righttree = NULL;
+	gather->plan.initPlan = NIL;
+	gather->plan.extParam = NULL;
+	gather->plan.allParam = NULL;
+	gather->plan.parallel_aware = false;
+	gather->plan.parallel_safe = false;
+	gather->plan.plan_node_id = cur_walk->next_node_id++;
+	gather->num_workers = nworkers;
+	gather->rescan_param = -1;
+	gather->single_copy = false;
+	gather->invisible = false;
+	gather->initParam = NULL;
+
+	sort->plan.lefttree = (Plan *) gather;
+	sort->plan.parallel_safe = false;
+	cur_walk->stmt->parallelModeNeeded = true;
+	return make_srmsort(sort, SRM_MODE_MERGE);
 }
 
 /*
  * walk
  *		Replace eligible Sorts below plan.  bound says whether a LIMIT above
- *		may push a bound down to this node, and which (pg-internals §2.7).
+ *		may push a bound down to this node, and which (pg-internals §2.7);
+ *		top, whether the node is on the statement's top chain, which no
+ *		node above rescans (where a sort may run in parallel).
  */
 static Plan *
-walk(Plan *plan, double bound)
+walk(Plan *plan, double bound, bool top)
 {
 	if (plan == NULL)
 		return NULL;
@@ -294,21 +485,33 @@ walk(Plan *plan, double bound)
 			{
 				Limit	   *limit = (Limit *) plan;
 
-				plan->lefttree = walk(plan->lefttree, limit_bound(limit));
+				plan->lefttree = walk(plan->lefttree, limit_bound(limit), top);
 				return plan;
 			}
 		case T_Result:
+			/* passes a bound on to its child */
+			plan->lefttree = walk(plan->lefttree, bound, top);
+			plan->righttree = walk(plan->righttree, NOT_BOUNDED, false);
+			return plan;
 		case T_Gather:
 		case T_GatherMerge:
 			/* these pass a bound on to their child */
-			plan->lefttree = walk(plan->lefttree, bound);
-			plan->righttree = walk(plan->righttree, NOT_BOUNDED);
+			plan->lefttree = walk(plan->lefttree, bound, false);
+			plan->righttree = walk(plan->righttree, NOT_BOUNDED, false);
+			return plan;
+		case T_Unique:
+		case T_Agg:
+		case T_WindowAgg:
+		case T_ProjectSet:
+			/* read their input once */
+			plan->lefttree = walk(plan->lefttree, NOT_BOUNDED, top);
 			return plan;
 		case T_SubqueryScan:
 			{
 				SubqueryScan *sq = (SubqueryScan *) plan;
 
-				sq->subplan = walk(sq->subplan, plan->qual == NIL ? bound : NOT_BOUNDED);
+				sq->subplan = walk(sq->subplan, plan->qual == NIL ? bound : NOT_BOUNDED,
+								   top);
 				return plan;
 			}
 		case T_Append:
@@ -327,15 +530,21 @@ walk(Plan *plan, double bound)
 			walk_list(((CustomScan *) plan)->custom_plans, NOT_BOUNDED);
 			break;
 		case T_Sort:
-			plan->lefttree = walk(plan->lefttree, NOT_BOUNDED);
+			plan->lefttree = walk(plan->lefttree, NOT_BOUNDED, false);
 			if (eligible((Sort *) plan, bound))
-				return make_srmsort((Sort *) plan);
+			{
+				int			nworkers = top ? parallel_workers((Sort *) plan, bound) : 0;
+
+				if (nworkers > 0)
+					return make_parallel_srmsort((Sort *) plan, nworkers);
+				return make_srmsort((Sort *) plan, SRM_MODE_PLAIN);
+			}
 			return plan;
 		default:
 			break;
 	}
-	plan->lefttree = walk(plan->lefttree, NOT_BOUNDED);
-	plan->righttree = walk(plan->righttree, NOT_BOUNDED);
+	plan->lefttree = walk(plan->lefttree, NOT_BOUNDED, false);
+	plan->righttree = walk(plan->righttree, NOT_BOUNDED, false);
 	return plan;
 }
 
@@ -349,6 +558,7 @@ srm_planner(Query *parse, const char *query_string, int cursorOptions,
 {
 	PlannedStmt *stmt;
 	ListCell   *lc;
+	SrmPlanWalk w;
 
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams
@@ -359,9 +569,36 @@ srm_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (!srmsort_enabled)
 		return stmt;
-	stmt->planTree = walk(stmt->planTree, NOT_BOUNDED);
-	foreach(lc, stmt->subplans)
-		lfirst(lc) = walk((Plan *) lfirst(lc), NOT_BOUNDED);
+
+	/* where the planner itself may use workers (standard_planner's test) */
+	w.stmt = stmt;
+	w.parallel_ok = srmsort_parallel_sort &&
+		(cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 &&
+		(cursorOptions & CURSOR_OPT_SCROLL) == 0 &&
+		IsUnderPostmaster && !IsParallelWorker() &&
+		max_parallel_workers_per_gather > 0 &&
+		parse->commandType == CMD_SELECT && !parse->hasModifyingCTE &&
+		stmt->commandType == CMD_SELECT;
+	w.next_node_id = 0;
+	if (w.parallel_ok)
+	{
+		w.next_node_id = max_node_id(stmt->planTree) + 1;
+		foreach(lc, stmt->subplans)
+			w.next_node_id = Max(w.next_node_id,
+								 max_node_id((Plan *) lfirst(lc)) + 1);
+	}
+	cur_walk = &w;
+	PG_TRY();
+	{
+		stmt->planTree = walk(stmt->planTree, NOT_BOUNDED, true);
+		foreach(lc, stmt->subplans)
+			lfirst(lc) = walk((Plan *) lfirst(lc), NOT_BOUNDED, false);
+	}
+	PG_FINALLY();
+	{
+		cur_walk = NULL;
+	}
+	PG_END_TRY();
 	return stmt;
 }
 

@@ -49,6 +49,7 @@ bool		srmsort_trace = false;
 bool		srmsort_create_index = true;
 bool		srmsort_parallel_build = true;
 bool		srmsort_cluster = true;
+bool		srmsort_parallel_sort = true;
 bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
@@ -155,6 +156,16 @@ define_settings(void)
 							 "(max_parallel_maintenance_workers), srmsort's build launches them "
 							 "too; off builds serially.",
 							 &srmsort_parallel_build, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("srmsort.parallel_sort",
+							 "Lets large sorts form their runs in parallel workers.",
+							 "A sort of a whole table that PostgreSQL would scan in parallel "
+							 "(max_parallel_workers_per_gather, min_parallel_table_scan_size) "
+							 "but sort in one process: the workers and the leader sort their "
+							 "shares of the scan into runs and the leader merges them once; "
+							 "off leaves such sorts to one process.",
+							 &srmsort_parallel_sort, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("srmsort.tablespaces",
