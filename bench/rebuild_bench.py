@@ -32,6 +32,13 @@ default 2: as many workers as PostgreSQL plans for each build -- one at
   native    srmsort.create_index and srmsort.cluster off
   srm       both on (srmsort.min_input_size = 0)
 
+After the timed runs, one more run of each system samples PostgreSQL's
+progress view (pg_stat_progress_create_index, pg_stat_progress_cluster)
+from another session and reports the time per phase: for CREATE INDEX
+CONCURRENTLY, how much is the build srmsort takes and how much the
+validation (index scan, TID sort, heap scan) that stays PostgreSQL's
+(--no-phases skips it).
+
 Results go to <out>/rebuild.csv and <out>/rebuild.md.
 """
 
@@ -114,6 +121,33 @@ def trace_facts(setup, table, op):
     return "; ".join(l.strip() for l in lines)
 
 
+def phases(setup, table, op):
+    """One more run of op, its time per phase of PostgreSQL's progress view
+    (pg_stat_progress_create_index, or _cluster for CLUSTER), sampled every
+    0.1 s from another session: where the statement's time goes."""
+    import subprocess
+    stmt, after = table.statement(op)
+    view = "pg_stat_progress_cluster" if op == "cluster" else "pg_stat_progress_create_index"
+    p = subprocess.Popen(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, text=True)
+    p.stdin.write("%s\nSELECT pg_sleep(0.2);\n%s\n" % (setup, stmt))
+    p.stdin.close()
+    spent = {}
+    last = time.time()
+    start = last
+    while p.poll() is None:
+        out, _ = psql("SELECT phase FROM %s WHERE pid <> pg_backend_pid() LIMIT 1" % view)
+        now = time.time()
+        ph = out.strip() or "(outside the view)"
+        spent[ph] = spent.get(ph, 0.0) + (now - last)
+        last = now
+        time.sleep(0.1)
+    psql(after) if after else None
+    total = time.time() - start
+    return "; ".join("%s %.1f s" % (k, v) for k, v in spent.items()) + " (of %.1f s)" % total
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -127,6 +161,8 @@ def main():
     ap.add_argument("--effective-cache-size", default="1GB")
     ap.add_argument("--tablespaces", default="srm_d0,srm_d1,srm_d2,srm_d3")
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--no-phases", action="store_true",
+                    help="skip the extra run per system that times the progress view's phases")
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -151,6 +187,8 @@ def main():
                 for s in systems:                       # A B A B ...
                     times[s].append(run(base + SYSTEMS[s], table, op))
             facts = trace_facts(base + SYSTEMS["srm"], table, op) if "srm" in systems else ""
+            spent = {} if args.no_phases else {s: phases(base + SYSTEMS[s], table, op)
+                                               for s in systems}
             native_med = statistics.median(times["native"]) if "native" in times else None
             for s in systems:
                 med = statistics.median(times[s])
@@ -163,6 +201,7 @@ def main():
                     "runs_s": " ".join("%.1f" % (t / 1000) for t in times[s]),
                     "ratio_to_native": round(native_med / med, 2) if native_med else "",
                     "srmsort_facts": facts if s == "srm" else "",
+                    "phases": spent.get(s, ""),
                 }
                 results.append(row)
                 print("  %-8s %6s %-7s median %8.3fs (min %.3f max %.3f) x%s"
@@ -190,6 +229,14 @@ def main():
             if r["srmsort_facts"]:
                 f.write("- %s, %s: %s\n" % (r["operation"], r["maintenance_work_mem"],
                                             r["srmsort_facts"]))
+        if any(r["phases"] for r in results):
+            f.write("\nTime per phase of PostgreSQL's progress view (one more run of each, "
+                    "sampled every 0.1 s; the first 0.2 s are the session's pause before "
+                    "the statement):\n\n")
+            for r in results:
+                if r["phases"]:
+                    f.write("- %s, %s, %s: %s\n" % (r["operation"], r["maintenance_work_mem"],
+                                                   r["system"], r["phases"]))
 
 
 if __name__ == "__main__":
