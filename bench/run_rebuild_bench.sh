@@ -11,6 +11,7 @@
 #   bench/run_rebuild_bench.sh --rows 1000000 --reps 1    # a quick look
 #   bench/run_rebuild_bench.sh --pg 18 ...                # another server
 set -euo pipefail
+SRM_ARGV=("$@")
 if [ "${1:-}" = --pg ]; then
     export SRMSORT_PG=$2
     shift 2
