@@ -280,7 +280,8 @@ walk_list(List *plans, double bound)
 /*
  * walk
  *		Replace eligible Sorts below plan.  bound says whether a LIMIT above
- *		may push a bound down to this node, and which (pg-internals §2.7).
+ *		may push a bound down to this node, and which: the nodes that pass
+ *		a bound on are those of the executor's ExecSetTupleBound.
  */
 static Plan *
 walk(Plan *plan, double bound)

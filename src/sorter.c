@@ -7,9 +7,11 @@
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
  * size is chosen (the configured one, or a smaller one down to 16kB when
- * that saves a merge pass for the expected input), the workfile disks are
- * opened, and every memory load is sorted and written as a run striped
- * over the disks from a random start disk (SRM) or from disk 0 (DSM).
+ * that saves a merge pass for the expected input; 8kB when even a merge of
+ * two runs over one disk does not fit the budget in 16kB blocks), the
+ * workfile disks are opened, and every memory load is sorted and written
+ * as a run striped over the disks from a random start disk (SRM) or from
+ * disk 0 (DSM).
  * At SrmSorterPerform the merges are planned (mergeplan.c, which only
  * computes) and run here.
  *

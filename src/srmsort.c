@@ -117,8 +117,8 @@ _PG_init(void)
  *		The srmsort.* settings.  The srmsort.debug_* ones are developer
  *		options for the fault tests, like PostgreSQL's debug_* settings
  *		superuser-only and in no sample file; besides, hidden from SHOW ALL
- *		and pg_settings, and left alone by RESET ALL.  Reading one costs a
- *		load.
+ *		and pg_settings (RESET ALL resets them as any other).  Reading one
+ *		costs a load.
  */
 static void
 define_settings(void)
