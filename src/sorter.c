@@ -896,7 +896,7 @@ SrmSorterUseShared(SrmSorter *s, const SrmSorterShare *share)
 			INVALID_STATE(s, "SrmSorterUseShared");
 	}
 	if (s->tuples > 0 || s->share != NULL)
-		elog(ERROR, "srmsort: SrmSorterUseShared after the first tuple");
+		elog(ERROR, "srmsort: SrmSorterUseShared twice or after the first tuple");
 	s->share = MemoryContextAlloc(s->cxt, sizeof(SrmSorterShare));
 	*s->share = *share;
 }
