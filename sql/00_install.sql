@@ -64,7 +64,7 @@ SELECT name, setting, unit, context FROM pg_settings
 SELECT name, pg_settings_get_flags(name) AS flags
   FROM (VALUES ('srmsort.debug_fail_io_uring'), ('srmsort.debug_icu_table_after'),
                ('srmsort.debug_merge_pause'), ('srmsort.debug_no_slot_reuse'),
-               ('srmsort.debug_slow_disk')) v(name);
+               ('srmsort.debug_slow_disk'), ('srmsort.debug_sorter_misuse')) v(name);
 SHOW srmsort.debug_merge_pause;
 SET ROLE pg_monitor;
 SET srmsort.debug_merge_pause = '1s';

@@ -407,11 +407,11 @@ SrmIoSubmit(SrmIoSet *set)
 
 				/*
 				 * A buffered read of a cached block completes inside
-				 * io_uring_submit, copying the block on the sort's own CPU
-				 * (a sixth of a records sort); issued async from the start
-				 * it is copied by io_uring's worker, on the other CPU, while
-				 * the merge goes on.  Forecasting issues reads well before
-				 * they are needed.
+				 * io_uring_submit, copying the block on the sort's own CPU;
+				 * issued async from the start it is copied by io_uring's
+				 * worker, on another CPU, while the merge goes on.  The
+				 * extra latency costs nothing: forecasting issues reads
+				 * well before they are needed.
 				 */
 #ifdef IOSQE_ASYNC
 				if (set->async_reads && ring_async)

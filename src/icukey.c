@@ -74,14 +74,13 @@
  * characters) must give the same K by both routes.  A mismatch discards
  * the table: the collation's keys then all come from ICU.
  *
- * When.  Listing the contractions walks ICU's whole root collation data:
- * 5-13 ms on the project machine (30 ms for Japanese, whose tailoring has
- * many context strings), what 20,000-30,000 keys from ICU cost; the checks
- * add under 1 ms.  A backend therefore makes a collation's first
- * srmsort.debug_icu_table_after keys (SRM_ICU_TABLE_AFTER) through ICU,
- * counting over all its sorts, and only then builds the table: small sorts
- * never pay for it, and the table costs about what the keys before it
- * did.  The keys are the same either way, so a run written before the
+ * When.  Listing the contractions walks ICU's whole root collation data
+ * (longer for tailorings with many context strings), which costs about
+ * what some tens of thousands of keys from ICU cost.  A backend therefore
+ * makes a collation's first srmsort.debug_icu_table_after keys
+ * (SRM_ICU_TABLE_AFTER) through ICU, counting over all its sorts, and only
+ * then builds the table: small sorts never pay for it, and the table costs
+ * about what the keys before it did.  The keys are the same either way, so a run written before the
  * table exists merges with runs after it, and the participants of a
  * parallel build need not agree on having it.
  *

@@ -17,10 +17,10 @@
  * collation in a UTF-8 database (SRM_NORM_ICU, icukey.c), or the opclass's
  * abbreviated key where that compares as an unsigned integer
  * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings).
- * Every record in a run carries it in its header, so run formation radix
- * sorts on it, and merges and forecasts compare it first; where it is only
- * a prefix, ties go to the full first key (keys->key0), then to the other
- * keys.
+ * Run formation radix sorts on it, and merges and forecasts compare it
+ * first: a run record stores it, or it is derived again from the column
+ * on read where that is cheap (record.c); where it is only a prefix, ties
+ * go to the full first key (keys->key0), then to the other keys.
  *
  * Without a normalized form, the first key may be abbreviated during run
  * formation only, as in tuplesort (the opclass's abort routine may give

@@ -21,9 +21,12 @@
  * the runs are striped by weight, placement.c: disk d holds n_d blocks of
  * every period of L, and Parallel_Read reads up to n_d blocks of it, the
  * heads of OQ_d; with equal weights n_d = 1 and L = D, as in the paper.)
- * Before it, if fewer than D buffers are free, the prefetched blocks
- * nearest the tail of LQ are flushed (dropped without I/O and put back at
- * the heads of their OQs).
+ * Flushing is lazy: the paper frees D buffers before every Parallel_Read,
+ * here a block is flushed (dropped without I/O and its placeholder put
+ * back at the head of its OQ) only when a read finds no free buffer, one
+ * block per read, the prefetched block nearest the tail of LQ -- and by
+ * parallel_read only if that block is needed later than the one read, so
+ * a flush never costs a block needed sooner (see parallel_read).
  * "marked" is the smallest block read by the latest Parallel_Read; when it
  * becomes a leading block, the merge pauses to issue the next Parallel_Read
  * (after Lookahead()s that make every OQ non-empty), with next_marked --
@@ -82,6 +85,7 @@ typedef struct SrmPlaceholder
 	int			disk;
 	int64		seq;			/* position in participation order */
 	SrmBuf	   *buf;			/* block_ptr: NULL while on disk */
+	struct SrmPlaceholder *next_free;	/* in SrmMerge.free_ph */
 	bool		in_oq;
 	dlist_node	lq_node;
 	dlist_node	oq_node;
@@ -144,7 +148,7 @@ struct SrmMerge
 	int64		next_seq;
 	SrmPlaceholder *marked;
 	SrmPlaceholder *next_marked;
-	SrmPlaceholder *free_ph;	/* recycled placeholders (linked by run) */
+	SrmPlaceholder *free_ph;	/* recycled placeholders, by next_free */
 	bool		pause;			/* marked became leading: Parallel_Read */
 
 	/* the main merge: a loser tree over the inputs' current tuples */
@@ -197,7 +201,7 @@ new_placeholder(SrmMerge *m)
 	SrmPlaceholder *p = m->free_ph;
 
 	if (p != NULL)
-		m->free_ph = (SrmPlaceholder *) p->buf;
+		m->free_ph = p->next_free;
 	else
 		p = MemoryContextAlloc(m->cxt, sizeof(SrmPlaceholder));
 	memset(p, 0, sizeof(SrmPlaceholder));
@@ -207,7 +211,7 @@ new_placeholder(SrmMerge *m)
 static void
 free_placeholder(SrmMerge *m, SrmPlaceholder *p)
 {
-	p->buf = (SrmBuf *) m->free_ph;
+	p->next_free = m->free_ph;
 	m->free_ph = p;
 }
 
@@ -410,8 +414,9 @@ smallest_oq_head(SrmMerge *m)
 
 /*
  * srm_prepare_reads
- *		Steps 6-9: flush if fewer than D buffers are free, Parallel_Read,
- *		Lookahead()s to refill the OQs, and find next_marked.
+ *		Steps 6-9: Parallel_Read (flushing a block only when a read finds
+ *		no free buffer), Lookahead()s to refill the OQs, and find
+ *		next_marked.
  */
 static void
 srm_prepare_reads(SrmMerge *m)

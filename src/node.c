@@ -261,6 +261,55 @@ delegated_now(const char **why)
 }
 
 /*
+ * debug_misuse
+ *		srmsort.debug_sorter_misuse: call the sorter out of order, before
+ *		(performed false) or after its Perform, for the test that the
+ *		sorter refuses with an error instead of crashing.
+ */
+static void
+debug_misuse(SrmSortScanState *state, bool performed)
+{
+	SrmSorter  *s = state->sorter;
+	int			misuse = srmsort_debug_sorter_misuse;
+
+	if (misuse == SRM_MISUSE_OFF ||
+		performed != (misuse != SRM_MISUSE_GET_BEFORE_PERFORM))
+		return;
+	switch ((SrmSorterMisuse) misuse)
+	{
+		case SRM_MISUSE_GET_BEFORE_PERFORM:
+			(void) SrmSorterGetSlot(s, true, state->result);
+			break;
+		case SRM_MISUSE_PUT_AFTER_PERFORM:
+			SrmSorterPutSlot(s, state->result);
+			break;
+		case SRM_MISUSE_PERFORM_TWICE:
+			SrmSorterPerform(s);
+			break;
+		case SRM_MISUSE_FINISH_RUNS:
+			SrmSorterFinishRuns(s);
+			break;
+		case SRM_MISUSE_EXPORT_RUNS:
+			(void) SrmSorterExportRuns(s, NULL);
+			break;
+		case SRM_MISUSE_ADOPT_RUNS:
+			(void) SrmSorterAdoptRuns(s, NULL);
+			break;
+		case SRM_MISUSE_RESCAN:
+			SrmSorterRescan(s);
+			break;
+		case SRM_MISUSE_MARKPOS:
+			SrmSorterMarkPos(s);
+			break;
+		case SRM_MISUSE_RESTOREPOS:
+			SrmSorterRestorePos(s);
+			break;
+		case SRM_MISUSE_OFF:
+			break;
+	}
+}
+
+/*
  * do_sort
  *		Drain the child into a new sort and sort.  Not inlined: srm_exec
  *		runs once per row and should not carry its frame.  A merging
@@ -284,6 +333,8 @@ do_sort(SrmSortScanState *state)
 												state->randomAccess ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
 	else if (state->mode != SRM_MODE_MERGE)
 		state->sorter = begin_sorter(state, desc);
+	if (state->sorter != NULL)
+		debug_misuse(state, false);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -312,6 +363,7 @@ do_sort(SrmSortScanState *state)
 				(void) SrmPSortAdopt(runs->pshared, state->sorter);
 		}
 		SrmSorterPerform(state->sorter);
+		debug_misuse(state, true);
 	}
 	estate->es_direction = dir;
 	state->sorted = true;

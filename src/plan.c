@@ -469,9 +469,10 @@ make_parallel_srmsort(Sort *sort, int nworkers)
 /*
  * walk
  *		Replace eligible Sorts below plan.  bound says whether a LIMIT above
- *		may push a bound down to this node, and which (pg-internals §2.7);
- *		top, whether the node is on the statement's top chain, which no
- *		node above rescans (where a sort may run in parallel).
+ *		may push a bound down to this node, and which: the nodes that pass
+ *		a bound on are those of the executor's ExecSetTupleBound.  top says
+ *		whether the node is on the statement's top chain, which no node
+ *		above rescans (where a sort may run in parallel).
  */
 static Plan *
 walk(Plan *plan, double bound, bool top)

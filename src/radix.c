@@ -60,9 +60,9 @@ insertion_sort(SrmTuple *a, int64 n)
  * digit_bits
  *		Bits of the next digit for a bucket of n tuples.  Eight while the
  *		tuples are many (a wider digit's scatter misses the caches); for a
- *		bucket of a few thousand, as many bits as it has tuples: one pass
- *		leaves one or two per bucket for the insertion sort, where eight
- *		bits left a few dozen (a 64MB run's second digit).
+ *		smaller bucket, about log2(n) bits, so that one pass leaves one or
+ *		two tuples per sub-bucket for the insertion sort rather than a few
+ *		dozen.
  */
 static inline int
 digit_bits(int64 n)

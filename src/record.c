@@ -14,9 +14,9 @@
  *				  t_infomask, t_hoff, the null bitmap (if any), the data;
  *				  index sorts: the IndexTuple as it is
  *
- * For an (int8, int8) row that is 22 bytes, against 26 in PostgreSQL's own
- * sort (a 4-byte length and the MinimalTuple from t_infomask2 on) and 48 in
- * srmsort's earlier format (a 16-byte header and the MAXALIGNed tuple).
+ * An (int8, int8) row thus takes 22 bytes, against 26 in PostgreSQL's own
+ * sort (a 4-byte length and the MinimalTuple from t_infomask2 on): fewer
+ * bytes per record are fewer blocks to write and read in every pass.
  *
  * The normalized first key (keys.c) orders the merges.  When the first key
  * is a fixed-length column, or a varlena column stored inline, and every

@@ -644,9 +644,9 @@ SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st)
 	/*
 	 * Entries live in the backends' job slots, but a worker that starts after
 	 * a sibling of the same query has exited can get the sibling's slot,
-	 * whose facts the leader has not collected yet: then take a free slot
-	 * (the leader's EXPLAIN showed one worker too few when the machine was
-	 * busy).
+	 * whose facts the leader has not collected yet: then take a free slot,
+	 * or the sibling's facts would be overwritten and the leader's EXPLAIN
+	 * would show one worker too few.
 	 */
 	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
 	/* a rescan's sort replaces this worker's facts of an earlier loop */

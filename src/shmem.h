@@ -32,7 +32,8 @@ extern bool SrmShmemAvailable(void);
  * Choose the partition of the ndisks disks spcs[] a new sort job uses:
  * the least loaded of P = srmsort.partitions groups (or P from the load,
  * for "auto").  Sets *first and *count to the disks of the partition,
- * *partno and *nparts.  ERRORs if P exceeds ndisks.
+ * *partno and *nparts.  A P above ndisks is clamped to ndisks (said at
+ * DEBUG1).
  */
 extern void SrmPartitionChoose(const Oid *spcs, int ndisks, int *first,
 							   int *count, int *partno, int *nparts);

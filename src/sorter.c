@@ -7,9 +7,11 @@
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
  * size is chosen (the configured one, or a smaller one down to 16kB when
- * that saves a merge pass for the expected input), the workfile disks are
- * opened, and every memory load is sorted and written as a run striped
- * over the disks from a random start disk (SRM) or from disk 0 (DSM).
+ * that saves a merge pass for the expected input; 8kB when even a merge of
+ * two runs over one disk does not fit the budget in 16kB blocks), the
+ * workfile disks are opened, and every memory load is sorted and written
+ * as a run striped over the disks from a random start disk (SRM) or from
+ * disk 0 (DSM).
  * At SrmSorterPerform the merges are planned (mergeplan.c, which only
  * computes) and run here.
  *
@@ -24,6 +26,17 @@
  *									  v						v
  *							   SS_SORTEDONDISK		   SS_FINALMERGE
  *							   (one run, scanned)	   (streams the result)
+ *
+ * A parallel build (pbuild.c) adds a state and two edges: a participant,
+ * loaded as above, is finished, and the merging sorter takes the
+ * participants' runs over before its Perform:
+ *
+ *	 SS_INITIAL or SS_BUILDRUNS -- FinishRuns --> SS_RUNSFINISHED (ExportRuns)
+ *	 SS_INITIAL -- AdoptRuns, first runs (go_external) --> SS_BUILDRUNS
+ *
+ * Every entry point checks the state in a switch whose default is an
+ * internal error (INVALID_STATE), as tuplesort's do; sorter.h says which
+ * call is legal when.
  *
  * Memory: everything lives in the sorter's context, a child of the context
  * current at Begin.  The runs' bookkeeping in memory is charged to the
@@ -61,10 +74,24 @@ typedef enum SrmSorterState
 {
 	SS_INITIAL,					/* loading, everything still in memory */
 	SS_BUILDRUNS,				/* loading, runs being written */
+	SS_RUNSFINISHED,			/* parallel participant: runs to export */
 	SS_SORTEDINMEM,				/* sorted in memory */
 	SS_SORTEDONDISK,			/* sorted into one run, for random access */
 	SS_FINALMERGE				/* final merge streams the result */
 } SrmSorterState;
+
+static const char *const state_names[] = {
+	"initial", "build runs", "runs finished", "sorted in memory",
+	"sorted on disk", "final merge"
+};
+
+/* an entry point called in a state that does not allow it */
+#define INVALID_STATE(s, call) \
+	elog(ERROR, "srmsort: invalid sorter state \"%s\" for %s", \
+		 (unsigned) (s)->state < lengthof(state_names) ? \
+		 state_names[(s)->state] : "?", (call))
+StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
+				 "a name for every sorter state");
 
 struct SrmSorter
 {
@@ -307,8 +334,10 @@ go_external(SrmSorter *s)
 	s->ts->block_size = s->block_size;
 
 	/*
-	 * Two periods of the stripe of new runs in flight; a participant of a
-	 * parallel build writes to its disks only.
+	 * Two periods of the stripe of new runs in flight.  A participant of a
+	 * parallel build writes to its disks only: its range first, so that
+	 * the ring is sized for its stripe, as SrmPlanParallelBlockSize plans
+	 * its loads, not for all the disks.
 	 */
 	if (s->share != NULL)
 	{
@@ -492,17 +521,6 @@ debug_pause_before_merge(void)
 }
 
 /*
- * free_write_buffers
- *		The last run is written: the write buffers go, once their writes
- *		are done.
- */
-static void
-free_write_buffers(SrmSorter *s)
-{
-	SrmWriteRingFree(&s->wring, s->ts);
-}
-
-/*
  * run_merges
  *		All runs are written: plan the merges, run the intermediate ones and
  *		start the final merge (SS_FINALMERGE) or, for random access, merge
@@ -542,7 +560,7 @@ run_merges(SrmSorter *s)
 		/* write the result once more as one run, readable both ways */
 		while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, true, &nbufs)) > 0)
 			merge_runs_to_one(s, k, nbufs);
-		free_write_buffers(s);
+		SrmWriteRingFree(&s->wring, s->ts);
 		merge_mem(s, &mm);
 		nbufs = SrmPlanScanBuffers(&mm);
 		s->passes = Max(s->passes, s->runs[0]->merges);
@@ -554,8 +572,8 @@ run_merges(SrmSorter *s)
 		return;
 	}
 
-	/* the final merge: no output buffers */
-	free_write_buffers(s);
+	/* the final merge: no output buffers (freed once their writes are done) */
+	SrmWriteRingFree(&s->wring, s->ts);
 	merge_mem(s, &mm);
 	nbufs = SrmPlanFinalBuffers(&mm);
 	/* runs merged early went through more passes */
@@ -643,6 +661,20 @@ dump_run(SrmSorter *s)
 
 /* ---------- input ---------- */
 
+/* Tuples may be put only while the sort is loading. */
+static inline void
+check_loading(SrmSorter *s, const char *call)
+{
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, call);
+	}
+}
+
 /*
  * make_room
  *		Before adding a tuple of len bytes: grow the tuple array or write a
@@ -714,6 +746,7 @@ put_tuple(SrmSorter *s, const void *tuple, Size len)
 void
 SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 {
+	check_loading(s, "SrmSorterPutSlot");
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
 		bool		shouldFree;
@@ -782,9 +815,11 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 {
 	TupleDesc	desc = RelationGetDescr(indexRel);
 	Size		data_size;
-	Size		len = SrmIndexTupleSize(&s->load, values, isnull, &data_size);
+	Size		len;
 	IndexTuple	itup;
 
+	check_loading(s, "SrmSorterPutIndexValues");
+	len = SrmIndexTupleSize(&s->load, values, isnull, &data_size);
 	if (len > 0)
 	{
 		/* formed in the arena: no palloc, no copy */
@@ -816,19 +851,22 @@ SrmSorterPerform(SrmSorter *s)
 	s->eof_reached = false;
 	s->markpos = 0;
 	s->markpos_eof = false;
-	if (s->state == SS_INITIAL)
+	switch (s->state)
 	{
-		SrmMemLoadSort(&s->load);
-		s->state = SS_SORTEDINMEM;
-	}
-	else
-	{
-		dump_run(s);
-		pfree(s->load.tuples);
-		s->load.tuples = NULL;
-		s->load.maxtuples = 0;
-		SrmMemLoadTrim(&s->load, 0);
-		run_merges(s);
+		case SS_INITIAL:
+			SrmMemLoadSort(&s->load);
+			s->state = SS_SORTEDINMEM;
+			break;
+		case SS_BUILDRUNS:
+			dump_run(s);
+			pfree(s->load.tuples);
+			s->load.tuples = NULL;
+			s->load.maxtuples = 0;
+			SrmMemLoadTrim(&s->load, 0);
+			run_merges(s);
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterPerform");
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -850,7 +888,15 @@ typedef struct SrmExportHeader
 void
 SrmSorterUseShared(SrmSorter *s, const SrmSorterShare *share)
 {
-	Assert(s->state == SS_INITIAL && s->tuples == 0);
+	switch (s->state)
+	{
+		case SS_INITIAL:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterUseShared");
+	}
+	if (s->tuples > 0 || s->share != NULL)
+		elog(ERROR, "srmsort: SrmSorterUseShared twice or after the first tuple");
 	s->share = MemoryContextAlloc(s->cxt, sizeof(SrmSorterShare));
 	*s->share = *share;
 }
@@ -863,14 +909,25 @@ SrmSorterUseShared(SrmSorter *s, const SrmSorterShare *share)
 void
 SrmSorterFinishRuns(SrmSorter *s)
 {
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	MemoryContext old;
 
-	Assert(s->share != NULL);
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterFinishRuns");
+	}
+	if (s->share == NULL)
+		elog(ERROR, "srmsort: SrmSorterFinishRuns without SrmSorterUseShared");
+	old = MemoryContextSwitchTo(s->cxt);
 	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
 		dump_run(s);
 	/* the runs are read by another process next */
 	if (s->ts != NULL)
 		SrmWriteRingWait(&s->wring, s->ts);
+	s->state = SS_RUNSFINISHED;
 	MemoryContextSwitchTo(old);
 }
 
@@ -884,7 +941,14 @@ SrmSorterExportRuns(SrmSorter *s, BufFile *f)
 	SrmExportHeader h;
 	int			i;
 
-	h.nruns = s->state == SS_BUILDRUNS ? s->nruns : 0;
+	switch (s->state)
+	{
+		case SS_RUNSFINISHED:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterExportRuns");
+	}
+	h.nruns = s->nruns;
 	h.tuples = s->tuples;
 	h.input_bytes = s->input_bytes;
 	BufFileWrite(f, &h, sizeof(h));
@@ -904,7 +968,16 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 	SrmExportHeader h;
 	int64		i;
 
-	Assert(s->share != NULL);
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterAdoptRuns");
+	}
+	if (s->share == NULL || s->load.ntuples > 0)
+		elog(ERROR, "srmsort: SrmSorterAdoptRuns needs SrmSorterUseShared and no tuples of its own");
 	if (BufFileRead(f, &h, sizeof(h)) != sizeof(h))
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -968,24 +1041,29 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
  *		The next tuple in the given direction, or NULL.  Positions behave
  *		exactly as tuplesort's: "current" is the next tuple forward, and a
  *		backward fetch after the end returns the last tuple.  Inline: the
- *		final merge hands out every row through it.
+ *		final merge hands out every row through it.  call is the entry
+ *		point, for the error of a sort not performed.
  */
 static pg_attribute_always_inline void *
-next_tuple(SrmSorter *s, bool forward)
+next_tuple(SrmSorter *s, bool forward, const char *call)
 {
-	if (s->state == SS_FINALMERGE)
-	{
-		SrmTuple	t;
+	SrmTuple	t;
 
-		if (!forward)
-			elog(ERROR, "srmsort: backward fetch needs random access");
-		if (SrmMergeNext(s->merge, &t))
-			return t.tuple;
-		s->eof_reached = true;
-		return NULL;
+	switch (s->state)
+	{
+		case SS_FINALMERGE:
+			if (!forward)
+				elog(ERROR, "srmsort: backward fetch needs random access");
+			if (SrmMergeNext(s->merge, &t))
+				return t.tuple;
+			s->eof_reached = true;
+			return NULL;
+		case SS_SORTEDINMEM:
+		case SS_SORTEDONDISK:
+			break;
+		default:
+			INVALID_STATE(s, call);
 	}
-	if (s->state != SS_SORTEDINMEM && s->state != SS_SORTEDONDISK)
-		elog(ERROR, "srmsort: fetch before the sort was performed");
 
 	if (forward)
 	{
@@ -1016,7 +1094,7 @@ next_tuple(SrmSorter *s, bool forward)
 bool
 SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 {
-	void	   *tuple = next_tuple(s, forward);
+	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
 
 	if (tuple == NULL)
 	{
@@ -1034,19 +1112,27 @@ SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 IndexTuple
 SrmSorterGetIndexTuple(SrmSorter *s)
 {
-	return (IndexTuple) next_tuple(s, true);
+	return (IndexTuple) next_tuple(s, true, "SrmSorterGetIndexTuple");
 }
 
 /*
  * check_random_access
- *		Rescan, mark and restore need a result that can be re-read.
+ *		Rescan, mark and restore need a performed sort whose result can be
+ *		re-read.
  */
 static void
-check_random_access(SrmSorter *s, const char *what)
+check_random_access(SrmSorter *s, const char *call)
 {
-	if (!(s->flags & SRM_SORT_RANDOMACCESS) ||
-		(s->state != SS_SORTEDINMEM && s->state != SS_SORTEDONDISK))
-		elog(ERROR, "srmsort: %s needs a random-access sort", what);
+	switch (s->state)
+	{
+		case SS_SORTEDINMEM:
+		case SS_SORTEDONDISK:
+			break;
+		default:
+			INVALID_STATE(s, call);
+	}
+	if (!(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: %s needs a random-access sort", call);
 }
 
 /*
@@ -1056,7 +1142,7 @@ check_random_access(SrmSorter *s, const char *what)
 void
 SrmSorterRescan(SrmSorter *s)
 {
-	check_random_access(s, "rescan");
+	check_random_access(s, "SrmSorterRescan");
 	s->current = 0;
 	s->eof_reached = false;
 	s->markpos = 0;
@@ -1070,7 +1156,7 @@ SrmSorterRescan(SrmSorter *s)
 void
 SrmSorterMarkPos(SrmSorter *s)
 {
-	check_random_access(s, "mark");
+	check_random_access(s, "SrmSorterMarkPos");
 	s->markpos = s->current;
 	s->markpos_eof = s->eof_reached;
 }
@@ -1082,7 +1168,7 @@ SrmSorterMarkPos(SrmSorter *s)
 void
 SrmSorterRestorePos(SrmSorter *s)
 {
-	check_random_access(s, "restore");
+	check_random_access(s, "SrmSorterRestorePos");
 	s->current = s->markpos;
 	s->eof_reached = s->markpos_eof;
 }
@@ -1097,17 +1183,30 @@ void
 SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 {
 	memset(st, 0, sizeof(SrmSortStats));
-	if (s->state == SS_SORTEDINMEM)
-		st->method = s->keys->norm != SRM_NORM_NONE ?
-			SRM_METHOD_RADIX : SRM_METHOD_QUICKSORT;
-	else if (s->state == SS_SORTEDONDISK)
-		st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED : SRM_METHOD_SRM_MATERIALIZED;
-	else if (s->state == SS_FINALMERGE)
-		st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
-	else if (s->share != NULL && s->state == SS_BUILDRUNS)
-		st->method = SRM_METHOD_PARTICIPANT_RUNS;
-	else
-		st->method = SRM_METHOD_STILL_RUNNING;
+	switch (s->state)
+	{
+		case SS_INITIAL:
+			st->method = SRM_METHOD_STILL_RUNNING;
+			break;
+		case SS_BUILDRUNS:
+		case SS_RUNSFINISHED:
+			st->method = s->share != NULL && s->ts != NULL ?
+				SRM_METHOD_PARTICIPANT_RUNS : SRM_METHOD_STILL_RUNNING;
+			break;
+		case SS_SORTEDINMEM:
+			st->method = s->keys->norm != SRM_NORM_NONE ?
+				SRM_METHOD_RADIX : SRM_METHOD_QUICKSORT;
+			break;
+		case SS_SORTEDONDISK:
+			st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED :
+				SRM_METHOD_SRM_MATERIALIZED;
+			break;
+		case SS_FINALMERGE:
+			st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterGetStats");
+	}
 	st->tuples = s->tuples;
 	st->input_bytes = s->input_bytes;
 	st->mem_peak = s->mem_peak;

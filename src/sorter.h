@@ -14,6 +14,17 @@
  * context current at Begin; End (or deleting that parent context, e.g. on
  * error) releases memory, workfiles and in-flight I/O.
  *
+ * Which call is legal when (anything else is an internal error, "invalid
+ * sorter state", as tuplesort's; the states are sorter.c's):
+ *
+ *	 after Begin, and while putting tuples:
+ *			 Put*, Perform; parallel builds: UseShared (before the first
+ *			 tuple), FinishRuns, AdoptRuns (no tuples of its own)
+ *	 after FinishRuns:	ExportRuns
+ *	 after Perform:		Get*; Rescan, MarkPos, RestorePos (RANDOMACCESS
+ *						only); Perform again is an error
+ *	 always:			GetStats, End
+ *
  * IDENTIFICATION
  *	  src/sorter.h
  *

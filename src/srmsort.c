@@ -55,6 +55,7 @@ bool		srmsort_debug_no_slot_reuse = false;
 int			srmsort_debug_merge_pause = 0;	/* ms */
 int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
 char	   *srmsort_debug_slow_disk = NULL;
+int			srmsort_debug_sorter_misuse = SRM_MISUSE_OFF;
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -79,6 +80,20 @@ static const struct config_enum_entry direct_io_options[] = {
 static const struct config_enum_entry merge_strategy_options[] = {
 	{"srm", SRM_MERGE_SRM, false},
 	{"dsm", SRM_MERGE_DSM, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry sorter_misuse_options[] = {
+	{"off", SRM_MISUSE_OFF, false},
+	{"get_before_perform", SRM_MISUSE_GET_BEFORE_PERFORM, false},
+	{"put_after_perform", SRM_MISUSE_PUT_AFTER_PERFORM, false},
+	{"perform_twice", SRM_MISUSE_PERFORM_TWICE, false},
+	{"finish_runs", SRM_MISUSE_FINISH_RUNS, false},
+	{"export_runs", SRM_MISUSE_EXPORT_RUNS, false},
+	{"adopt_runs", SRM_MISUSE_ADOPT_RUNS, false},
+	{"rescan", SRM_MISUSE_RESCAN, false},
+	{"markpos", SRM_MISUSE_MARKPOS, false},
+	{"restorepos", SRM_MISUSE_RESTOREPOS, false},
 	{NULL, 0, false}
 };
 
@@ -118,8 +133,8 @@ _PG_init(void)
  *		The srmsort.* settings.  The srmsort.debug_* ones are developer
  *		options for the fault tests, like PostgreSQL's debug_* settings
  *		superuser-only and in no sample file; besides, hidden from SHOW ALL
- *		and pg_settings, and left alone by RESET ALL.  Reading one costs a
- *		load.
+ *		and pg_settings (RESET ALL resets them as any other).  Reading one
+ *		costs a load.
  */
 static void
 define_settings(void)
@@ -306,6 +321,16 @@ define_settings(void)
 							&srmsort_debug_icu_table_after, SRM_ICU_TABLE_AFTER, -1, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS,
 							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("srmsort.debug_sorter_misuse",
+							 "Developer option: makes SRMSort call the sorter out of order once.",
+							 "get_before_perform fetches before the input is in; the "
+							 "others call the named function after the sort is "
+							 "performed.  The sorter must raise its internal error "
+							 "\"invalid sorter state\", not crash.  For the tests.",
+							 &srmsort_debug_sorter_misuse, SRM_MISUSE_OFF,
+							 sorter_misuse_options, PGC_SUSET, SRM_DEBUG_GUC_FLAGS,
+							 NULL, NULL, NULL);
 }
 
 /*

@@ -51,4 +51,21 @@ extern PGDLLIMPORT int srmsort_debug_merge_pause;
 extern PGDLLIMPORT int srmsort_debug_icu_table_after;
 extern PGDLLIMPORT char *srmsort_debug_slow_disk;
 
+/* srmsort.debug_sorter_misuse: the sorter call SRMSort makes out of order */
+typedef enum SrmSorterMisuse
+{
+	SRM_MISUSE_OFF = 0,
+	SRM_MISUSE_GET_BEFORE_PERFORM,
+	SRM_MISUSE_PUT_AFTER_PERFORM,
+	SRM_MISUSE_PERFORM_TWICE,
+	SRM_MISUSE_FINISH_RUNS,
+	SRM_MISUSE_EXPORT_RUNS,
+	SRM_MISUSE_ADOPT_RUNS,
+	SRM_MISUSE_RESCAN,
+	SRM_MISUSE_MARKPOS,
+	SRM_MISUSE_RESTOREPOS
+} SrmSorterMisuse;
+
+extern PGDLLIMPORT int srmsort_debug_sorter_misuse;
+
 #endif							/* SRMSORT_H */

@@ -25,8 +25,10 @@
  * the sorter says so, new runs keep their block references and forecast
  * lists in two metadata workfiles instead (runmeta.c).
  *
- * Nothing here knows about tuples beyond their record format and the key
- * extraction callback supplied by the sorter.
+ * Tuples are seen only through the record format (record.h, which brings
+ * keys.h along for the sort's key description); a forecast key without a
+ * normalized form is taken from the rebuilt tuple by the key extraction
+ * callback supplied by the sorter.
  *
  * IDENTIFICATION
  *	  src/tape.c
