@@ -151,7 +151,7 @@ if [ -z "$ONLY" ] || [[ unit == *$ONLY* ]]; then
     mkdir -p "$SRM_TMP/unit"
     chown "$SRM_USER" "$SRM_TMP/unit"
     out=$SRM_TMP/unit/stdout
-    srm_psql -qc "DROP DATABASE IF EXISTS srmsort_unit" \
+    srm_psql -qc "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS srmsort_unit" \
         -c "CREATE DATABASE srmsort_unit TEMPLATE template0" >/dev/null
     set +e
     srm_as_user "$SRM_PG_REGRESS" \
