@@ -104,3 +104,11 @@ PROVE_FLAGS += -I $(srcdir)/test/t
 .PHONY: prove_installcheck
 prove_installcheck:
 	$(prove_installcheck)
+
+# The unit tests of the pure parts (test/unit: a test-only module of their
+# own, never linked into srmsort.so): "make unitcheck" builds it, installs
+# it into the server's directories and runs it against the running server
+# that PGHOST, PGPORT and PGUSER name (srmsort itself need not be loaded).
+.PHONY: unitcheck
+unitcheck:
+	$(MAKE) -C test/unit PG_CONFIG=$(PG_CONFIG) all install installcheck

@@ -13,6 +13,7 @@
 #   srm_packages        install what is missing (root) or say what is
 #                       (non-root), build or find the server, set the paths
 #   srm_build           build with warnings as errors, stage an install
+#   srm_build_unit      the same for the unit tests' module (test/unit)
 #   srm_cluster_start   initdb + start a cluster with four tablespaces
 #   srm_psql ...        run psql against it as the cluster owner
 #   srm_cluster_stop    stop and remove it (also done by the EXIT trap)
@@ -234,6 +235,30 @@ srm_build() {
     chmod -R a+rX "$SRM_INST"
     srm_ext_conf "$installed"
     [ -f "$SRM_SO" ] || srm_die "no srmsort.so at $SRM_SO"
+}
+
+# The unit tests' module (test/unit: srmsort's pure parts linked into a
+# test-only library, never into srmsort.so), built the same way as
+# srmsort and staged beside it; installed into the server's own
+# directories only where the server cannot load staged files (srm_build
+# installed srmsort there too).  Sets SRM_UNIT_DIR, its sql/ and expected/.
+srm_build_unit() {
+    local src=$SRM_TMP/src
+    (cd "$SRM_REPO" && tar cf - --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+        --exclude=results test/unit) | (cd "$src" && tar xf -)
+    SRM_UNIT_DIR=$src/test/unit
+    local mk=(make -C "$SRM_UNIT_DIR" -s PG_CONFIG="$SRM_PG_CONFIG" with_llvm=no)
+    srm_log "building the unit tests in $SRM_UNIT_DIR"
+    "${mk[@]}" clean >/dev/null 2>&1 || true
+    "${mk[@]}" WERROR=1 >"$SRM_TMP/build_unit.log" 2>&1 ||
+        { cat "$SRM_TMP/build_unit.log"; srm_die "unit test build failed"; }
+    "${mk[@]}" install DESTDIR="$SRM_INST" >>"$SRM_TMP/build_unit.log" 2>&1 ||
+        { cat "$SRM_TMP/build_unit.log"; srm_die "staged install of the unit tests failed"; }
+    if [ -z "$SRM_EXT_CONF" ]; then
+        "${mk[@]}" install >>"$SRM_TMP/build_unit.log" 2>&1 ||
+            { cat "$SRM_TMP/build_unit.log"; srm_die "install of the unit tests failed"; }
+    fi
+    chmod -R a+rX "$SRM_INST" "$SRM_UNIT_DIR"
 }
 
 # How the server finds the freshly built extension: SRM_SO (the library to

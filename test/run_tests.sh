@@ -9,7 +9,8 @@
 # (test/citus/build_citus.sh), starts a throwaway cluster owned by a
 # non-root user with srmsort preloaded and four tablespaces srm_d0..srm_d3
 # in four temporary directories, runs every pg_regress test (sql/*.sql),
-# every TAP test (test/t/*.pl) and the Citus check (test/citus/
+# the unit tests of the pure parts (test/unit), every TAP test
+# (test/t/*.pl) and the Citus check (test/citus/
 # run_citus.sh), prints diffs and log tails on failure, removes the cluster
 # and ends with "N passed, N failed, N skipped".  The Citus check is skipped
 # only where no Citus release supports the server (19), or where there is
@@ -140,6 +141,34 @@ if [ -n "$tests" ]; then
     if [ -f "$SRM_TMP/regress/regression.diffs" ]; then
         echo "---- regression.diffs ----"
         cat "$SRM_TMP/regress/regression.diffs"
+    fi
+fi
+
+# ---- unit tests of the pure parts: test/unit's module, one pg_regress test ----
+if [ -z "$ONLY" ] || [[ unit == *$ONLY* ]]; then
+    srm_build_unit
+    srm_log "unit: test/unit (merge planner, record format, radix sort)"
+    mkdir -p "$SRM_TMP/unit"
+    chown "$SRM_USER" "$SRM_TMP/unit"
+    out=$SRM_TMP/unit/stdout
+    srm_psql -qc "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS srmsort_unit" \
+        -c "CREATE DATABASE srmsort_unit TEMPLATE template0" >/dev/null
+    set +e
+    srm_as_user "$SRM_PG_REGRESS" \
+        --use-existing --host="$SRM_TMP/sock" --port="$SRM_PORT" --user=postgres \
+        --inputdir="$SRM_UNIT_DIR" --outputdir="$SRM_TMP/unit" \
+        --dbname=srmsort_unit unit >"$out" 2>&1
+    set -e
+    cat "$out"
+    if grep -qE "(^| )unit .*\.\.\. ok|^ok +[0-9]+ +- +unit( |$)" "$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures unit"
+        if [ -f "$SRM_TMP/unit/regression.diffs" ]; then
+            echo "---- regression.diffs ----"
+            cat "$SRM_TMP/unit/regression.diffs"
+        fi
     fi
 fi
 
