@@ -142,6 +142,14 @@ class DuckDB:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def md_table(f, cols, rows):
+    """Write rows (dicts) as a Markdown table of the columns cols to f."""
+    f.write("| " + " | ".join(cols) + " |\n")
+    f.write("|" + "---|" * len(cols) + "\n")
+    for r in rows:
+        f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+
+
 def psql(sql, timing=False, check=True):
     """Run sql in a fresh psql session; return (stdout, elapsed ms or None)."""
     cmd = ["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"]
@@ -331,10 +339,7 @@ def main():
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps,
                    "; DuckDB %s" % duck.version if duck else ""))
-        f.write("| " + " | ".join(cols) + " |\n")
-        f.write("|" + "---|" * len(cols) + "\n")
-        for r in results:
-            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+        md_table(f, cols, results)
     if duck:
         f_note = "DuckDB %s" % duck.version
         duck.close()

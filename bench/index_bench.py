@@ -39,7 +39,7 @@ import statistics
 import sys
 import time
 
-from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, out_path, psql
+from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, md_table, out_path, psql
 
 DATASETS = {
     "int8": (BENCH_DATASETS["int8"][0], "k", "random int8 key + int8 payload"),
@@ -188,10 +188,7 @@ def main():
         f.write("CREATE INDEX, measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps))
-        f.write("| " + " | ".join(cols) + " |\n")
-        f.write("|" + "---|" * len(cols) + "\n")
-        for r in results:
-            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+        md_table(f, cols, results)
         f.write("\nsrmsort's sort facts (srmsort.trace):\n\n")
         for r in results:
             if r["srmsort_facts"]:
