@@ -47,10 +47,11 @@ import csv
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 
-from bench import out_path, psql
+from bench import md_table, out_path, psql
 
 SYSTEMS = {
     "native": "SET srmsort.create_index = off; SET srmsort.cluster = off;",
@@ -111,7 +112,6 @@ def run(setup, table, op):
 
 def trace_facts(setup, table, op):
     """The srmsort.trace lines of one run (its builds and CLUSTER's sort)."""
-    import subprocess
     stmt, after = table.statement(op)
     sql = ("%s\nSET client_min_messages = log; SET srmsort.trace = on;\n%s\n%s\n"
            % (setup, stmt.replace("CLUSTER ", "CLUSTER VERBOSE "), after))
@@ -125,12 +125,11 @@ def phases(setup, table, op):
     """One more run of op, its time per phase of PostgreSQL's progress view
     (pg_stat_progress_create_index, or _cluster for CLUSTER), sampled every
     0.1 s from another session: where the statement's time goes."""
-    import subprocess
     stmt, after = table.statement(op)
     view = "pg_stat_progress_cluster" if op == "cluster" else "pg_stat_progress_create_index"
     p = subprocess.Popen(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"],
                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, text=True)
+                         stderr=subprocess.PIPE, text=True)
     p.stdin.write("%s\nSELECT pg_sleep(0.2);\n%s\n" % (setup, stmt))
     p.stdin.close()
     spent = {}
@@ -143,8 +142,11 @@ def phases(setup, table, op):
         spent[ph] = spent.get(ph, 0.0) + (now - last)
         last = now
         time.sleep(0.1)
-    psql(after) if after else None
     total = time.time() - start
+    if p.returncode != 0:
+        raise RuntimeError("psql failed: %s\n%s" % (stmt, p.stderr.read()))
+    if after:
+        psql(after)
     return "; ".join("%s %.1f s" % (k, v) for k, v in spent.items()) + " (of %.1f s)" % total
 
 
@@ -220,10 +222,7 @@ def main():
                 "effective_cache_size %s.\n\n"
                 % (started, time.strftime("%H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps, args.effective_cache_size))
-        f.write("| " + " | ".join(cols) + " |\n")
-        f.write("|" + "---|" * len(cols) + "\n")
-        for r in results:
-            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+        md_table(f, cols, results)
         f.write("\nsrmsort's trace lines (one more run of each, srmsort.trace):\n\n")
         for r in results:
             if r["srmsort_facts"]:
