@@ -10,7 +10,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use SrmTest;
 
 my $node = SrmTest::node('concurrently', extra_conf => qq{
@@ -148,16 +147,10 @@ for my $mode ('off', 'on')
 		"\\echo started\nSET srmsort.create_index = $mode;\n"
 		  . "CREATE UNIQUE INDEX CONCURRENTLY s_u_$mode ON s (k slow_int_ops);\n"
 		  . "\\echo finished\n");
-	my $building = 0;
-	for (1 .. 3000)
-	{
-		$building = $node->safe_psql('postgres',
-			"SELECT count(*) FROM pg_stat_progress_create_index
-			  WHERE relid = 's'::regclass AND phase LIKE 'building index:%'");
-		last if $building;
-		usleep(10_000);
-	}
-	ok($building, "$mode: the unique build is running");
+	my $building = SrmTest::first_value($node,
+		"SELECT pid FROM pg_stat_progress_create_index
+		  WHERE relid = 's'::regclass AND phase LIKE 'building index:%'");
+	ok($building ne '', "$mode: the unique build is running");
 	$node->safe_psql('postgres', "INSERT INTO s VALUES (77)");
 	$bg->query_until(qr/finished/, "");
 	$bg->quit;
@@ -182,15 +175,9 @@ for my $mode ('off', 'on')
 		"\\echo started\nSET srmsort.create_index = $mode;\n"
 		  . "CREATE INDEX CONCURRENTLY s_c_$mode ON s (k slow_int_ops);\n"
 		  . "\\echo finished\n");
-	my $pid = '';
-	for (1 .. 3000)
-	{
-		$pid = $node->safe_psql('postgres',
-			"SELECT pid FROM pg_stat_progress_create_index
-			  WHERE relid = 's'::regclass AND phase = 'building index: sorting live tuples'");
-		last if $pid ne '';
-		usleep(10_000);
-	}
+	my $pid = SrmTest::first_value($node,
+		"SELECT pid FROM pg_stat_progress_create_index
+		  WHERE relid = 's'::regclass AND phase = 'building index: sorting live tuples'");
 	ok($pid ne '', "$mode: the build is sorting");
 	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 	$bg->query_until(qr/finished/, "");

@@ -14,7 +14,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use SrmTest;
 
 my $node = SrmTest::node('cluster', extra_conf => qq{
@@ -137,19 +136,12 @@ CREATE TABLE s AS SELECT i AS k, md5(i::text) AS v FROM generate_series(1, 5000)
 CREATE INDEX s_k ON s (k slow_int_ops);
 VACUUM ANALYZE s;
 });
-my %seen;
 my $bg = $node->background_psql('postgres', on_error_stop => 0);
 $bg->query_until(qr/started/, "\\echo started\nCLUSTER s USING s_k;\n");
-for (1 .. 3000)
-{
-	my $p = $node->safe_psql('postgres',
-		"SELECT command || '|' || phase || '|' || heap_tuples_scanned || '|' || heap_tuples_written
-		        || '|' || (heap_blks_scanned = heap_blks_total)
-		   FROM pg_stat_progress_cluster WHERE relid = 's'::regclass");
-	last if $p eq '' && %seen;
-	$seen{$p} = 1 if $p ne '';
-	usleep(20_000);
-}
+my %seen = SrmTest::watch_query($node,
+	"SELECT command || '|' || phase || '|' || heap_tuples_scanned || '|' || heap_tuples_written
+	        || '|' || (heap_blks_scanned = heap_blks_total)
+	   FROM pg_stat_progress_cluster WHERE relid = 's'::regclass");
 $bg->quit;
 like(slurp_file($node->logfile), qr/sorted table "s" for CLUSTER: 5000 tuples/, 'srmsort sorted s');
 ok($seen{'CLUSTER|sorting tuples|5000|0|true'}, 'progress: every tuple scanned, then sorted')
@@ -165,14 +157,8 @@ my $s2 = "SELECT count(*), sum(k), md5(string_agg(v, ',' ORDER BY ctid)) FROM s2
 my $s2_before = $node->safe_psql('postgres', $s2);
 $bg = $node->background_psql('postgres', on_error_stop => 0);
 $bg->query_until(qr/started/, "\\echo started\nCLUSTER s2 USING s2_k;\n\\echo finished\n");
-my $pid = '';
-for (1 .. 3000)
-{
-	$pid = $node->safe_psql('postgres',
-		"SELECT pid FROM pg_stat_progress_cluster WHERE relid = 's2'::regclass AND phase = 'sorting tuples'");
-	last if $pid ne '';
-	usleep(10_000);
-}
+my $pid = SrmTest::first_value($node,
+	"SELECT pid FROM pg_stat_progress_cluster WHERE relid = 's2'::regclass AND phase = 'sorting tuples'");
 ok($pid ne '', 'the CLUSTER is sorting');
 $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 $bg->query_until(qr/finished/, "");

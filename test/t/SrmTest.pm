@@ -93,23 +93,46 @@ sub temp_files
 	return @files;
 }
 
+# The distinct non-empty values of query $sql, run again and again from
+# another session until it returns nothing after having returned something
+# (a statement's progress row, watched until the statement ends).
+sub watch_query
+{
+	my ($node, $sql) = @_;
+	my %seen;
+	for (1 .. 3000)
+	{
+		my $p = $node->safe_psql('postgres', $sql);
+		last if $p eq '' && %seen;
+		$seen{$p} = 1 if $p ne '';
+		Time::HiRes::usleep(20_000);
+	}
+	return %seen;
+}
+
 # What pg_stat_progress_create_index shows for the build on table $rel
 # until it ends, watched from another session: a hash of the distinct
 # "command|phase|tuples_total" seen.
 sub watch_progress
 {
 	my ($node, $rel) = @_;
-	my %seen;
+	return watch_query($node,
+		"SELECT command || '|' || phase || '|' || tuples_total
+		   FROM pg_stat_progress_create_index WHERE relid = '$rel'::regclass");
+}
+
+# The first non-empty value of query $sql, polled every 10ms for up to 30
+# seconds ('' if none): waits for a statement to reach a phase.
+sub first_value
+{
+	my ($node, $sql) = @_;
 	for (1 .. 3000)
 	{
-		my $p = $node->safe_psql('postgres',
-			"SELECT command || '|' || phase || '|' || tuples_total
-			   FROM pg_stat_progress_create_index WHERE relid = '$rel'::regclass");
-		last if $p eq '' && %seen;
-		$seen{$p} = 1 if $p ne '';
-		Time::HiRes::usleep(20_000);
+		my $v = $node->safe_psql('postgres', $sql);
+		return $v if $v ne '';
+		Time::HiRes::usleep(10_000);
 	}
-	return %seen;
+	return '';
 }
 
 # A slow btree opclass on int (every comparison sleeps), so that sorts take
