@@ -24,13 +24,14 @@
 
 #include "aio.h"
 #include "compat.h"
-#include "build.h"
 #include "disks.h"
 #include "icukey.h"
 #include "node.h"
 #include "placement.h"
+#include "plan.h"
 #include "shmem.h"
 #include "srmsort.h"
+#include "utility.h"
 
 PG_MODULE_MAGIC;
 
@@ -124,7 +125,7 @@ _PG_init(void)
 	MarkGUCPrefixReserved("srmsort");
 	SrmShmemInit();
 	SrmNodeInit();
-	SrmPlanInit();
+	SrmPlannerInit();
 	SrmUtilityInit();
 }
 
