@@ -57,7 +57,7 @@ typedef struct SrmDiskSet
 {
 	int			ndisks;
 	int			nopen;			/* disks whose files are open */
-	int			partno;			/* partition taken (see SrmPartitionChoose) */
+	int			partno;			/* partition taken (disks.c) */
 	int			nleftout;		/* disks of the partition left out for memory */
 	bool		direct_io;
 	int			nfiles;			/* shared sets: files per disk, else 0 */
@@ -118,6 +118,7 @@ typedef enum SrmDirectIo
 
 /* settings (defined in srmsort.c) */
 extern PGDLLIMPORT char *srmsort_tablespaces;
+extern PGDLLIMPORT int srmsort_partitions;	/* 0: auto */
 extern PGDLLIMPORT int srmsort_direct_io;
 
 /*

@@ -44,9 +44,9 @@
 #include "node.h"
 #include "placement.h"
 #include "psort.h"
-#include "shmem.h"
 #include "sorter.h"
 #include "srmsort.h"
+#include "workerstats.h"
 
 typedef struct SrmSortScanState
 {

@@ -32,12 +32,14 @@
 #include "shmem.h"
 #include "srmsort.h"
 #include "utility.h"
+#include "workerstats.h"
 
 PG_MODULE_MAGIC;
 
 /* settings; see README.md for their meaning */
 bool		srmsort_enabled = true;
 char	   *srmsort_tablespaces = NULL;
+int			srmsort_partitions = 0;	/* auto */
 int			srmsort_block_size = 256;	/* kB */
 int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
 int			srmsort_min_work_mem = SRM_MIN_BUDGET_KB;	/* kB */
@@ -124,6 +126,7 @@ _PG_init(void)
 	define_settings();
 	MarkGUCPrefixReserved("srmsort");
 	SrmShmemInit();
+	SrmWorkerStatsInit();
 	SrmNodeInit();
 	SrmPlannerInit();
 	SrmUtilityInit();
