@@ -63,6 +63,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "iomode.h"
 #include "placement.h"
 #include "shmem.h"
 

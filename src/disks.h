@@ -122,13 +122,6 @@ extern PGDLLIMPORT int srmsort_partitions;	/* 0: auto */
 extern PGDLLIMPORT int srmsort_direct_io;
 
 /*
- * Should a sort whose workfiles are expected to take expect_bytes (0:
- * unknown) use O_DIRECT?  srmsort.direct_io, or for auto the choice of
- * iomode.c.
- */
-extern bool SrmChooseDirectIo(double expect_bytes);
-
-/*
  * Resolve the configured disks, take a partition of them and at most
  * maxdisks of its disks, and create one workfile on each, in
  * CurrentMemoryContext, for a sort expected to write expect_bytes (0:
