@@ -56,6 +56,7 @@
 #include "keys.h"
 #include "pbuild.h"
 #include "sorter.h"
+#include "sortstats.h"
 #include "utility.h"
 #include "srmsort.h"
 

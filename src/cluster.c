@@ -78,6 +78,7 @@
 #include "cluster.h"
 #include "compat.h"
 #include "sorter.h"
+#include "sortstats.h"
 #include "srmsort.h"
 #include "utility.h"
 

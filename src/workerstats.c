@@ -32,7 +32,7 @@
 
 #include "compat.h"
 #include "shmem.h"
-#include "sorter.h"
+#include "sortstats.h"
 #include "workerstats.h"
 
 typedef struct SrmWorkerStatsEntry
