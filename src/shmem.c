@@ -22,6 +22,11 @@
  * These counts are what disks.c chooses a new sort's partition of the
  * disks by (SrmDiskLoad, SrmActiveJobs).
  *
+ * The shared memory of srmsort's other parts (the parallel workers'
+ * facts for EXPLAIN: workerstats.c) is requested and allocated here too
+ * (SrmShmemRequest), so that srmsort chains the shared memory hooks once;
+ * they share this file's lock.
+ *
  * Without preloading there is no shared memory: no accounting, one
  * partition, and a line in the server log (once per backend) says so; the
  * views' functions raise an error.
@@ -105,11 +110,7 @@ static uint64 job_inflight[SRM_SHARED_DISKS];
 static bool exit_cb_registered = false;
 static bool warned_no_shmem = false;
 
-/*
- * The other parts of srmsort that keep state in shared memory
- * (SrmShmemRequest): their space is requested, and handed to them, by the
- * hooks here, so that srmsort chains each shared memory hook once.
- */
+/* the other parts of srmsort that keep state in shared memory */
 typedef struct SrmShmemClient
 {
 	const char *name;

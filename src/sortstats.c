@@ -4,30 +4,30 @@
  *	  The facts of a sort in words: EXPLAIN's properties in every format,
  *	  and the server log's line.
  *
- * The facts themselves are the sorter's (SrmSorterGetStats).  They are
- * shown in three places, and one table, facts[] below, says for each fact
+ * The facts (SrmSortStats, sortstats.h) are gathered by the sorter
+ * (SrmSorterGetStats).  They are shown in three places, and one table, facts[] below, says for each fact
  * how to read it and what it looks like in each place:
  *
  *	 - EXPLAIN ANALYZE in JSON, XML and YAML: a property per fact, in the
  *	   table's order.  The first three are core's Sort's ("Sort Method",
  *	   "Sort Space Used", "Sort Space Type"), so that tools that read
- *	   those read ours; the others only for sorts that wrote runs, the
- *	   disks' under VERBOSE;
+ *	   those read ours.  Most facts are shown only for sorts that wrote
+ *	   runs, the disks' only under VERBOSE;
  *	 - EXPLAIN's TEXT format: a few lines of several facts each ("Runs: 12
  *	   Merge Order: 6  Passes: 2"), as core's Sort prints "Sort Method:
  *	   quicksort  Memory: 25kB".  A fact names its line and its place on
- *	   it, and its words there: a printf format of its value that begins
- *	   with its own label, except at the start of a line, whose label is
- *	   the line's.  A parallel worker's sort gets one line in its leader's
- *	   EXPLAIN, of the facts marked for it;
+ *	   it, and its words there: a printf format of its value, with its
+ *	   own label ("  Merge Order: %lld") except at the start of a line,
+ *	   whose label is the line's.  A parallel worker's sort gets one line
+ *	   in its leader's EXPLAIN, of the facts marked for it;
  *	 - the server log's line (srmsort.trace, the index build's DETAIL):
  *	   every fact with words for it, in the order of its places.
  *
  * The places order the facts differently (the log line as scripts have
  * parsed it, the TEXT lines as readers know them), hence places of their
  * own rather than the table's order.  A fact shown in only some places
- * leaves the others empty (a NULL name or words, place 0).  Adding a fact
- * is adding a row.
+ * leaves the others empty (a NULL name, TL_NONE, log place 0).  Adding a
+ * fact is adding a row.
  *
  * IDENTIFICATION
  *	  src/sortstats.c
