@@ -52,6 +52,10 @@ typedef struct SrmWorkerStatsShared
 
 static SrmWorkerStatsShared *mailbox = NULL;
 
+/*
+ * mailbox_size
+ *		The mailbox's bytes in shared memory: an entry per backend slot.
+ */
 static Size
 mailbox_size(void)
 {
@@ -59,6 +63,11 @@ mailbox_size(void)
 					mul_size(MaxBackends, sizeof(SrmWorkerStatsEntry)));
 }
 
+/*
+ * mailbox_attach
+ *		From shmem.c's startup hook, in every process: the mailbox is mem;
+ *		the process that creates it (found false) empties it.
+ */
 static void
 mailbox_attach(void *mem, bool found, LWLock *lock)
 {
