@@ -38,6 +38,7 @@ OBJS = \
 	src/srmsort.o \
 	src/tape.o \
 	src/utility.o \
+	src/workerstats.o \
 	src/writering.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...

@@ -52,9 +52,12 @@
 
 #include "btload.h"
 #include "build.h"
-#include "pbuild.h"
+#include "buildscan.h"
 #include "keys.h"
+#include "pbuild.h"
 #include "sorter.h"
+#include "sortstats.h"
+#include "utility.h"
 #include "srmsort.h"
 
 /* progress is published every this many loaded tuples */
@@ -125,26 +128,6 @@ build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
 	}
 	*tuple_bytes = width - 32;
 	return threshold <= 0 || *est_rows * width >= threshold;
-}
-
-/*
- * SrmBuildCallback
- *		One heap tuple's index values from the build scan.
- */
-void
-SrmBuildCallback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
-			   bool tupleIsAlive, void *state)
-{
-	SrmBuildState *st = (SrmBuildState *) state;
-
-	if (tupleIsAlive || st->dead == NULL)
-		SrmSorterPutIndexValues(st->live, index, tid, values, isnull);
-	else
-	{
-		st->havedead = true;
-		SrmSorterPutIndexValues(st->dead, index, tid, values, isnull);
-	}
-	st->indtuples += 1;
 }
 
 /*

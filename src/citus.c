@@ -41,7 +41,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
-#include "build.h"
+#include "citus.h"
 
 /*
  * listed

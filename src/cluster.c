@@ -74,10 +74,13 @@
 #include "utils/relcache.h"
 
 #include "build.h"
+#include "citus.h"
 #include "cluster.h"
 #include "compat.h"
 #include "sorter.h"
+#include "sortstats.h"
 #include "srmsort.h"
+#include "utility.h"
 
 /* heapam's routine with srm_copy_for_cluster, built at first use */
 static TableAmRoutine cluster_routine;

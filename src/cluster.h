@@ -25,7 +25,4 @@ extern void SrmClusterArm(Oid relid);
  */
 extern void SrmClusterDisarm(bool failed);
 
-/* utility.c: does the statement in progress let srmsort sort CLUSTER's? */
-extern bool SrmClusterArmed(void);
-
 #endif							/* SRM_CLUSTER_H */

@@ -12,8 +12,16 @@
  * use, in the transaction of the sort, such names are skipped silently
  * (the sort must not fail where PostgreSQL's own would not).
  *
- * Partitions.  Of the resolved disks the sort takes one partition, the
- * least loaded (shmem.c).
+ * Partitions (Wu, Yu, Chung, Teng).  Of the resolved disks the sort takes
+ * one partition.  The D disks are split into P groups as evenly as
+ * possible (group p holds disks [p*D/P, (p+1)*D/P)); a new sort takes the
+ * group whose disks carry the fewest active jobs per disk, and among
+ * equals the fewest bytes in flight, as shared memory counts them
+ * (shmem.c).  srmsort.partitions = auto (0) chooses P from the number of
+ * other active jobs n: one partition while n < 8, then one more for every
+ * 4 further jobs, at most D -- full sharing at light load, more isolation
+ * as load grows (the paper's simplified adaptive scheme; the thresholds
+ * are bench/concurrency.sh's).  Without shared memory P is 1.
  *
  * Workfiles.  Each disk's file is made by fd.c's OpenTemporaryFile with
  * the temporary-tablespace list briefly forced to that one tablespace, so
@@ -55,6 +63,7 @@
 
 #include "aio.h"
 #include "disks.h"
+#include "iomode.h"
 #include "placement.h"
 #include "shmem.h"
 
@@ -313,6 +322,88 @@ open_workfile(SrmDiskSet *set, SrmDisk *disk)
 }
 
 /*
+ * choose_partition
+ *		The partition of the ndisks disks spcs[] a new sort takes: the least
+ *		loaded of P = srmsort.partitions groups (or P from the load, for
+ *		auto).  Sets *first and *count to the disks of the partition, and
+ *		*partno.  A P above ndisks is clamped to ndisks (said at
+ *		DEBUG1).
+ */
+static void
+choose_partition(const Oid *spcs, int ndisks, int *first, int *count,
+				 int *partno)
+{
+	int			P = srmsort_partitions;
+	int			best = 0;
+	uint64		bestjobs = 0;
+	uint64		bestinflight = 0;
+	int			p;
+
+	/*
+	 * More partitions than disks (srmsort.partitions set for a longer list
+	 * of tablespaces than this sort has): one disk each.  The sort must not
+	 * fail where PostgreSQL's own would not.
+	 */
+	if (P > ndisks)
+	{
+		ereport(DEBUG1,
+				(errmsg_internal("srmsort: srmsort.partitions (%d) exceeds the %d workfile disks; using %d",
+								 P, ndisks, ndisks)));
+		P = ndisks;
+	}
+
+	if (!SrmShmemAvailable() || ndisks <= 1)
+	{
+		*first = 0;
+		*count = ndisks;
+		*partno = 0;
+		return;
+	}
+
+	if (P == 0)
+	{
+		/* auto: one partition at light load, then one more per 4 jobs */
+		int			others = SrmActiveJobs();
+
+		P = (others < 8) ? 1 : Min(ndisks, 2 + (others - 8) / 4);
+	}
+
+	for (p = 0; p < P; p++)
+	{
+		int			lo = p * ndisks / P;
+		int			hi = (p + 1) * ndisks / P;
+		uint64		jobs = 0;
+		uint64		inflight = 0;
+		int			i;
+
+		for (i = lo; i < hi; i++)
+		{
+			uint32		disk_jobs;
+			uint64		disk_inflight;
+
+			if (SrmDiskLoad(spcs[i], &disk_jobs, &disk_inflight))
+			{
+				jobs += disk_jobs;
+				inflight += disk_inflight;
+			}
+		}
+		/* per disk, so uneven partitions are fair; in-flight bytes break ties */
+		jobs = jobs * 1000 / (hi - lo);
+		inflight /= (hi - lo);
+		if (p == 0 || jobs < bestjobs ||
+			(jobs == bestjobs && inflight < bestinflight))
+		{
+			bestjobs = jobs;
+			bestinflight = inflight;
+			best = p;
+		}
+	}
+	*first = best * ndisks / P;
+	*count = (best + 1) * ndisks / P - *first;
+	*partno = best;
+}
+
+/*
  * take_partition
  *		Resolve the disks and take a partition of them, at most maxdisks:
  *		oids[first .. first + *count - 1] (names likewise) are the sort's.
@@ -322,9 +413,8 @@ take_partition(int maxdisks, Oid *oids, char names[][NAMEDATALEN],
 			   int *first, int *count, int *partno, int *nleftout)
 {
 	int			n = resolve_disks(oids, names);
-	int			nparts;
 
-	SrmPartitionChoose(oids, n, first, count, partno, &nparts);
+	choose_partition(oids, n, first, count, partno);
 	*nleftout = Max(*count - Max(maxdisks, 1), 0);
 	*count -= *nleftout;
 }

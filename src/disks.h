@@ -57,7 +57,7 @@ typedef struct SrmDiskSet
 {
 	int			ndisks;
 	int			nopen;			/* disks whose files are open */
-	int			partno;			/* partition taken (see SrmPartitionChoose) */
+	int			partno;			/* partition taken (disks.c) */
 	int			nleftout;		/* disks of the partition left out for memory */
 	bool		direct_io;
 	int			nfiles;			/* shared sets: files per disk, else 0 */
@@ -118,14 +118,8 @@ typedef enum SrmDirectIo
 
 /* settings (defined in srmsort.c) */
 extern PGDLLIMPORT char *srmsort_tablespaces;
+extern PGDLLIMPORT int srmsort_partitions;	/* 0: auto */
 extern PGDLLIMPORT int srmsort_direct_io;
-
-/*
- * Should a sort whose workfiles are expected to take expect_bytes (0:
- * unknown) use O_DIRECT?  srmsort.direct_io, or for auto the choice of
- * iomode.c.
- */
-extern bool SrmChooseDirectIo(double expect_bytes);
 
 /*
  * Resolve the configured disks, take a partition of them and at most

@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "disks.h"
+#include "iomode.h"
 #include "shmem.h"
 
 /*

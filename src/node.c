@@ -42,11 +42,11 @@
 
 #include "compat.h"
 #include "node.h"
-#include "placement.h"
 #include "psort.h"
-#include "shmem.h"
 #include "sorter.h"
+#include "sortstats.h"
 #include "srmsort.h"
+#include "workerstats.h"
 
 typedef struct SrmSortScanState
 {
@@ -649,160 +649,6 @@ sort_method_text(const char *method, const char *spacetype, int64 spaceKB)
 }
 
 /*
- * srm_space
- *		The space a sort used, in kB, as core's Sort shows it: the peak of
- *		its workfiles ("Disk") if it wrote any, else its memory peak
- *		("Memory"), which *spacetype is set to.
- */
-static int64
-srm_space(const SrmSortStats *st, const char **spacetype)
-{
-	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
-
-	*spacetype = external ? "Disk" : "Memory";
-	return (external ? st->temp_peak : st->mem_peak) / 1024;
-}
-
-/*
- * show_disk_facts
- *		Under VERBOSE: the I/O mode, the stripe and where its weights came
- *		from, then per disk its share of each period of the stripe (its
- *		weight, as used), the bytes the sort read and wrote on it and the
- *		time a request of the sort was in flight on it.
- */
-static void
-show_disk_facts(const SrmSortStats *st, ExplainState *es)
-{
-	const char *names = st->disk_names;
-	int			i;
-
-	if (es->format == EXPLAIN_FORMAT_TEXT)
-		ExplainPropertyText("Disk I/O",
-							psprintf("%s  Stripe: %d blocks  Weights: %s",
-									 st->direct_io ? "direct" : "buffered",
-									 st->stripe_width,
-									 SrmWeightSourceName(st->weight_source)), es);
-	else
-	{
-		ExplainPropertyBool("Direct I/O", st->direct_io, es);
-		ExplainPropertyInteger("Stripe Width", NULL, st->stripe_width, es);
-		ExplainPropertyText("Weights From", SrmWeightSourceName(st->weight_source), es);
-		ExplainOpenGroup("Disk Usage", "Disk Usage", false, es);
-	}
-	for (i = 0; i < st->ndisks && i < SRM_STATS_DISKS; i++)
-	{
-		const SrmSortDiskStats *d = &st->disk[i];
-		const char *end = strstr(names, ", ");
-		char	   *name;
-
-		/* the list of names may have been cut short: then a number */
-		if (*names == '\0')
-			name = psprintf("#%d", i + 1);
-		else
-			name = end ? pnstrdup(names, end - names) : pstrdup(names);
-		names = end ? end + 2 : names + strlen(names);
-		if (es->format == EXPLAIN_FORMAT_TEXT)
-		{
-			ExplainPropertyText(psprintf("Disk %s", name),
-								psprintf("Weight: %d  Read: " INT64_FORMAT "kB  Written: "
-										 INT64_FORMAT "kB  Busy: %.3f ms",
-										 d->share, d->bytes_read / 1024,
-										 d->bytes_written / 1024, d->busy_ms), es);
-			continue;
-		}
-		ExplainOpenGroup("Disk", NULL, true, es);
-		ExplainPropertyText("Tablespace", name, es);
-		ExplainPropertyInteger("Weight", NULL, d->share, es);
-		ExplainPropertyInteger("Read", "kB", d->bytes_read / 1024, es);
-		ExplainPropertyInteger("Written", "kB", d->bytes_written / 1024, es);
-		ExplainPropertyFloat("Busy Time", "ms", d->busy_ms, 3, es);
-		ExplainCloseGroup("Disk", NULL, true, es);
-	}
-	if (es->format != EXPLAIN_FORMAT_TEXT)
-		ExplainCloseGroup("Disk Usage", "Disk Usage", false, es);
-}
-
-/*
- * show_srm_facts
- *		The facts of srmsort's sort (ANALYZE only).
- */
-static void
-show_srm_facts(SrmSortStats *st, ExplainState *es)
-{
-	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
-	const char *spacetype;
-	int64		space = srm_space(st, &spacetype);
-	double		temp_ratio = st->input_bytes > 0 ?
-		(double) st->temp_peak / st->input_bytes : 0.0;
-	int64		paged = (st->meta_paged + 1023) / 1024;
-
-	if (es->format == EXPLAIN_FORMAT_TEXT)
-	{
-		ExplainPropertyText("Sort Method",
-							sort_method_text(SrmSortMethodName(st->method),
-											 spacetype, space),
-							es);
-		if (!external)
-			return;
-		ExplainPropertyText("Disks", psprintf("%d (%s)%s  Block Size: %dkB",
-											  st->ndisks, st->disk_names,
-											  st->disks_left_out > 0 ?
-											  psprintf("  Left Out for Memory: %d",
-													   st->disks_left_out) : "",
-											  st->block_size / 1024), es);
-		ExplainPropertyText("Runs", psprintf(INT64_FORMAT "  Merge Order: %d  Passes: %d",
-											 st->runs, st->merge_order, st->passes), es);
-		ExplainPropertyText("Parallel Reads",
-							psprintf(INT64_FORMAT "  Nu: %.3f  Flushes: " INT64_FORMAT
-									 "  Stalls: " INT64_FORMAT,
-									 st->parallel_reads, st->nu, st->flushes, st->stalls), es);
-		ExplainPropertyText("Temp",
-							psprintf("written=" INT64_FORMAT "kB read=" INT64_FORMAT
-									 "kB peak=" INT64_FORMAT "kB (%.2f x input of "
-									 INT64_FORMAT "kB)  I/O Wait: %.3f ms",
-									 st->temp_written / 1024, st->temp_read / 1024,
-									 st->temp_peak / 1024, temp_ratio,
-									 st->input_bytes / 1024, st->io_wait_ms), es);
-		ExplainPropertyText("Memory",
-							psprintf("peak=" INT64_FORMAT "kB budget=" INT64_FORMAT "kB%s",
-									 st->mem_peak / 1024, st->mem_budget / 1024,
-									 st->meta_paged > 0 ?
-									 psprintf("  Paged Bookkeeping: " INT64_FORMAT "kB",
-											  paged) : ""), es);
-		if (es->verbose)
-			show_disk_facts(st, es);
-		return;
-	}
-	ExplainPropertyText("Sort Method", SrmSortMethodName(st->method), es);
-	ExplainPropertyInteger("Sort Space Used", "kB", space, es);
-	ExplainPropertyText("Sort Space Type", spacetype, es);
-	ExplainPropertyInteger("Memory Peak", "kB", st->mem_peak / 1024, es);
-	if (!external)
-		return;
-	ExplainPropertyInteger("Disks", NULL, st->ndisks, es);
-	ExplainPropertyText("Disk Names", st->disk_names, es);
-	ExplainPropertyInteger("Disks Left Out for Memory", NULL,
-						   st->disks_left_out, es);
-	ExplainPropertyInteger("Block Size", "kB", st->block_size / 1024, es);
-	ExplainPropertyInteger("Runs", NULL, st->runs, es);
-	ExplainPropertyInteger("Merge Order", NULL, st->merge_order, es);
-	ExplainPropertyInteger("Passes", NULL, st->passes, es);
-	ExplainPropertyInteger("Parallel Reads", NULL, st->parallel_reads, es);
-	ExplainPropertyFloat("Nu", NULL, st->nu, 3, es);
-	ExplainPropertyInteger("Flushes", NULL, st->flushes, es);
-	ExplainPropertyInteger("Stalls", NULL, st->stalls, es);
-	ExplainPropertyInteger("Temp Written", "kB", st->temp_written / 1024, es);
-	ExplainPropertyInteger("Temp Read", "kB", st->temp_read / 1024, es);
-	ExplainPropertyInteger("Peak Temp", "kB", st->temp_peak / 1024, es);
-	ExplainPropertyInteger("Input", "kB", st->input_bytes / 1024, es);
-	ExplainPropertyFloat("Peak Temp Ratio", NULL, temp_ratio, 2, es);
-	ExplainPropertyFloat("I/O Wait", "ms", st->io_wait_ms, 3, es);
-	ExplainPropertyInteger("Paged Bookkeeping", "kB", paged, es);
-	if (es->verbose)
-		show_disk_facts(st, es);
-}
-
-/*
  * show_delegated_facts
  *		Core's words for a sort that tuplesort did.
  */
@@ -844,27 +690,15 @@ show_worker_facts(SrmSortScanState *state, ExplainState *es)
 		ExplainOpenGroup("SRMSort Workers", "SRMSort Workers", false, es);
 	for (i = 0; i < n; i++)
 	{
-		SrmSortStats *st = &ws[i];
-		bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
-
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
-			const char *spacetype;
-			int64		space = srm_space(st, &spacetype);
-
 			ExplainPropertyText(psprintf("Worker %d", wn[i]),
-								psprintf("Sort Method: %s%s",
-										 sort_method_text(SrmSortMethodName(st->method),
-														  spacetype, space),
-										 external ?
-										 psprintf("  Runs: " INT64_FORMAT "  Passes: %d  Nu: %.3f",
-												  st->runs, st->passes, st->nu) : ""),
-								es);
+								SrmSortStatsWorkerText(&ws[i]), es);
 			continue;
 		}
 		ExplainOpenGroup("Worker", NULL, true, es);
 		ExplainPropertyInteger("Worker Number", NULL, wn[i], es);
-		show_srm_facts(st, es);
+		SrmSortStatsExplain(&ws[i], es);
 		ExplainCloseGroup("Worker", NULL, true, es);
 	}
 	if (es->format != EXPLAIN_FORMAT_TEXT)
@@ -893,7 +727,7 @@ srm_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		if (state->sorter != NULL)
 			SrmSorterGetStats(state->sorter, &state->stats);
-		show_srm_facts(&state->stats, es);
+		SrmSortStatsExplain(&state->stats, es);
 	}
 	show_worker_facts(state, es);
 }

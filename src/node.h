@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * node.h
- *	  The SRMSort custom scan: planner and executor entry points.
+ *	  The SRMSort custom scan: its methods (which the planner hook puts in
+ *	  the plans it makes), its modes, and its registration.
  *
  * IDENTIFICATION
  *	  src/node.h
@@ -24,7 +25,6 @@ extern PGDLLIMPORT CustomScanMethods SrmSortScanMethods;
 #define SRM_MODE_MERGE		1	/* merges the runs of the SRMSort below */
 #define SRM_MODE_RUNS		2	/* forms runs in every participant */
 
-extern void SrmPlanInit(void);
 extern void SrmNodeInit(void);
 
 #endif							/* SRM_NODE_H */

@@ -15,7 +15,7 @@
 #include "access/genam.h"
 #include "nodes/execnodes.h"
 
-#include "build.h"
+#include "buildscan.h"
 
 typedef struct SrmParallelBuild SrmParallelBuild;
 

@@ -53,6 +53,7 @@
 
 #include "compat.h"
 #include "node.h"
+#include "plan.h"
 #include "srmsort.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -62,14 +63,14 @@ static planner_hook_type prev_planner_hook = NULL;
 #define UNKNOWN_BOUND	0.0			/* a LIMIT with a non-constant count */
 
 /* the statement being planned: may its top sort run in parallel? */
-typedef struct SrmPlanWalk
+typedef struct SrmPlannerWalk
 {
 	PlannedStmt *stmt;
 	bool		parallel_ok;
 	int			next_node_id;	/* for the nodes a parallel sort adds */
-} SrmPlanWalk;
+} SrmPlannerWalk;
 
-static SrmPlanWalk *cur_walk = NULL;
+static SrmPlannerWalk *cur_walk = NULL;
 
 static Plan *walk(Plan *plan, double bound, bool top);
 
@@ -559,7 +560,7 @@ srm_planner(Query *parse, const char *query_string, int cursorOptions,
 {
 	PlannedStmt *stmt;
 	ListCell   *lc;
-	SrmPlanWalk w;
+	SrmPlannerWalk w;
 
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams
@@ -604,11 +605,11 @@ srm_planner(Query *parse, const char *query_string, int cursorOptions,
 }
 
 /*
- * SrmPlanInit
+ * SrmPlannerInit
  *		Install the planner hook (from _PG_init).
  */
 void
-SrmPlanInit(void)
+SrmPlannerInit(void)
 {
 	prev_planner_hook = planner_hook;
 	planner_hook = srm_planner;

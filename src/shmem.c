@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * shmem.c
- *	  Shared load accounting: disks, sort jobs, partitions, views.
+ *	  Shared load accounting: disks, sort jobs, views.
  *
  * When srmsort is in shared_preload_libraries it keeps, in shared memory:
  *
@@ -19,19 +19,17 @@
  * sorter's reset callback) and at backend exit, so active-job counts never
  * drift or go negative.
  *
- * Partitions (Wu, Yu, Chung, Teng): the D disks of a sort's configuration
- * are split into P groups as evenly as possible (group p holds disks
- * [p*D/P, (p+1)*D/P)); a new job takes the group whose disks carry the
- * fewest active jobs per disk, and among equals the fewest bytes in
- * flight.  srmsort.partitions = auto (0) chooses P from the number of
- * other active jobs n: one partition while n < 8, then one more for every 4
- * further jobs, at most D -- full sharing at light load, more isolation as
- * load grows (the paper's simplified adaptive scheme; the thresholds are
- * bench/concurrency.sh's).
+ * These counts are what disks.c chooses a new sort's partition of the
+ * disks by (SrmDiskLoad, SrmActiveJobs).
  *
- * Without preloading there is no shared memory: P = 1, no accounting, and a
- * line in the server log (once per backend) says so; the views' functions
- * raise an error.
+ * The shared memory of srmsort's other parts (the parallel workers'
+ * facts for EXPLAIN: workerstats.c) is requested and allocated here too
+ * (SrmShmemRequest), so that srmsort chains the shared memory hooks once;
+ * they share this file's lock.
+ *
+ * Without preloading there is no shared memory: no accounting, one
+ * partition, and a line in the server log (once per backend) says so; the
+ * views' functions raise an error.
  *
  * IDENTIFICATION
  *	  src/shmem.c
@@ -46,12 +44,10 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "access/parallel.h"
 #include "port/atomics.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
-#include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -60,7 +56,6 @@
 
 #include "compat.h"
 #include "shmem.h"
-#include "sorter.h"
 
 #define SRM_SHARED_DISKS	64
 
@@ -92,12 +87,6 @@ typedef struct SrmSharedJob
 	int64		runs;
 	int64		bytes_written;
 	TimestampTz started;
-	/* facts of the last sort of a parallel worker, for its leader */
-	bool		wstats_valid;
-	int			wstats_leader;
-	int			wstats_node;
-	int			wstats_worker;
-	SrmSortStats wstats;
 } SrmSharedJob;
 
 typedef struct SrmShared
@@ -107,8 +96,6 @@ typedef struct SrmShared
 	SrmSharedDisk disks[SRM_SHARED_DISKS];
 	SrmSharedJob jobs[FLEXIBLE_ARRAY_MEMBER];
 } SrmShared;
-
-int			srmsort_partitions = 0;
 
 static SrmShared *srm_shared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -122,6 +109,18 @@ static int	job_slots[SRM_SHARED_DISKS];
 static uint64 job_inflight[SRM_SHARED_DISKS];
 static bool exit_cb_registered = false;
 static bool warned_no_shmem = false;
+
+/* the other parts of srmsort that keep state in shared memory */
+typedef struct SrmShmemClient
+{
+	const char *name;
+	SrmShmemSizeFn size;
+	SrmShmemAttachFn attach;
+} SrmShmemClient;
+
+#define SRM_SHMEM_CLIENTS	4
+static SrmShmemClient clients[SRM_SHMEM_CLIENTS];
+static int	nclients = 0;
 
 PG_FUNCTION_INFO_V1(srmsort_disks);
 PG_FUNCTION_INFO_V1(srmsort_activity);
@@ -137,9 +136,14 @@ shared_size(void)
 static void
 srm_shmem_request(void)
 {
+	Size		size = shared_size();
+	int			i;
+
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(shared_size());
+	for (i = 0; i < nclients; i++)
+		size = add_size(size, CACHELINEALIGN(clients[i].size()));
+	RequestAddinShmemSpace(size);
 	RequestNamedLWLockTranche("srmsort", 1);
 }
 
@@ -147,6 +151,7 @@ static void
 srm_shmem_startup(void)
 {
 	bool		found;
+	int			i;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
@@ -155,8 +160,6 @@ srm_shmem_startup(void)
 	srm_shared = ShmemInitStruct("srmsort", shared_size(), &found);
 	if (!found)
 	{
-		int			i;
-
 		memset(srm_shared, 0, shared_size());
 		srm_shared->lock = &(GetNamedLWLockTranche("srmsort"))->lock;
 		pg_atomic_init_u32(&srm_shared->active_jobs, 0);
@@ -172,6 +175,13 @@ srm_shmem_startup(void)
 			pg_atomic_init_u64(&d->writes, 0);
 			pg_atomic_init_u64(&d->busy_us, 0);
 		}
+	}
+	for (i = 0; i < nclients; i++)
+	{
+		void	   *mem = ShmemInitStruct(clients[i].name, clients[i].size(),
+										  &found);
+
+		clients[i].attach(mem, found, srm_shared->lock);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -189,6 +199,23 @@ SrmShmemInit(void)
 	shmem_request_hook = srm_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = srm_shmem_startup;
+}
+
+/*
+ * SrmShmemRequest
+ *		See shmem.h.
+ */
+void
+SrmShmemRequest(const char *name, SrmShmemSizeFn size, SrmShmemAttachFn attach)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	if (nclients >= SRM_SHMEM_CLIENTS)
+		elog(ERROR, "srmsort: too many parts in shared memory");
+	clients[nclients].name = name;
+	clients[nclients].size = size;
+	clients[nclients].attach = attach;
+	nclients++;
 }
 
 /*
@@ -248,84 +275,19 @@ disk_slot(Oid spcoid)
 }
 
 /*
- * SrmPartitionChoose
+ * SrmDiskLoad
  *		See shmem.h.
  */
-void
-SrmPartitionChoose(const Oid *spcs, int ndisks, int *first, int *count,
-				   int *partno, int *nparts)
+bool
+SrmDiskLoad(Oid spc, uint32 *jobs, uint64 *inflight)
 {
-	int			P = srmsort_partitions;
-	int			best = 0;
-	uint64		bestjobs = 0;
-	uint64		bestinflight = 0;
-	int			p;
+	int			slot;
 
-	/*
-	 * More partitions than disks (srmsort.partitions set for a longer list
-	 * of tablespaces than this sort has): one disk each.  The sort must not
-	 * fail where PostgreSQL's own would not.
-	 */
-	if (P > ndisks)
-	{
-		ereport(DEBUG1,
-				(errmsg_internal("srmsort: srmsort.partitions (%d) exceeds the %d workfile disks; using %d",
-								 P, ndisks, ndisks)));
-		P = ndisks;
-	}
-
-	if (!SrmShmemAvailable() || ndisks <= 1)
-	{
-		*first = 0;
-		*count = ndisks;
-		*partno = 0;
-		*nparts = 1;
-		return;
-	}
-
-	if (P == 0)
-	{
-		/* auto: one partition at light load, then one more per 4 jobs */
-		int			others = (int) pg_atomic_read_u32(&srm_shared->active_jobs);
-
-		if (job_active)
-			others--;
-		P = (others < 8) ? 1 : Min(ndisks, 2 + (others - 8) / 4);
-	}
-
-	for (p = 0; p < P; p++)
-	{
-		int			lo = p * ndisks / P;
-		int			hi = (p + 1) * ndisks / P;
-		uint64		jobs = 0;
-		uint64		inflight = 0;
-		int			i;
-
-		for (i = lo; i < hi; i++)
-		{
-			int			slot = disk_slot(spcs[i]);
-
-			if (slot >= 0)
-			{
-				jobs += pg_atomic_read_u32(&srm_shared->disks[slot].active_jobs);
-				inflight += pg_atomic_read_u64(&srm_shared->disks[slot].bytes_in_flight);
-			}
-		}
-		/* per disk, so uneven partitions are fair; in-flight bytes break ties */
-		jobs = jobs * 1000 / (hi - lo);
-		inflight /= (hi - lo);
-		if (p == 0 || jobs < bestjobs ||
-			(jobs == bestjobs && inflight < bestinflight))
-		{
-			bestjobs = jobs;
-			bestinflight = inflight;
-			best = p;
-		}
-	}
-	*first = best * ndisks / P;
-	*count = (best + 1) * ndisks / P - *first;
-	*partno = best;
-	*nparts = P;
+	if (srm_shared == NULL || (slot = disk_slot(spc)) < 0)
+		return false;
+	*jobs = pg_atomic_read_u32(&srm_shared->disks[slot].active_jobs);
+	*inflight = pg_atomic_read_u64(&srm_shared->disks[slot].bytes_in_flight);
+	return true;
 }
 
 /*
@@ -621,123 +583,6 @@ SrmDiskSpeedPut(Oid spc, double read_bps, double write_bps, bool refresh)
 			d->write_bps = 0.75 * d->write_bps + 0.25 * write_bps;
 	}
 	LWLockRelease(srm_shared->lock);
-}
-
-/* ---------- per-worker facts for EXPLAIN ---------- */
-
-/*
- * SrmWorkerStatsPublish
- *		In a parallel worker: leave the facts of the sort of plan node
- *		plan_node_id for the leader.
- */
-void
-SrmWorkerStatsPublish(int plan_node_id, const SrmSortStats *st)
-{
-	SrmSharedJob *job = my_job();
-	int			leader;
-	int			i;
-
-	if (job == NULL || !IsParallelWorker() || MyProc->lockGroupLeader == NULL)
-		return;
-	leader = MyProc->lockGroupLeader->pid;
-
-	/*
-	 * Entries live in the backends' job slots, but a worker that starts after
-	 * a sibling of the same query has exited can get the sibling's slot,
-	 * whose facts the leader has not collected yet: then take a free slot,
-	 * or the sibling's facts would be overwritten and the leader's EXPLAIN
-	 * would show one worker too few.
-	 */
-	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
-	/* a rescan's sort replaces this worker's facts of an earlier loop */
-	for (i = 0; i < MaxBackends; i++)
-	{
-		SrmSharedJob *other = &srm_shared->jobs[i];
-
-		if (other->wstats_valid && other->wstats_leader == leader &&
-			other->wstats_node == plan_node_id &&
-			other->wstats_worker == ParallelWorkerNumber)
-			other->wstats_valid = false;
-	}
-	if (job->wstats_valid && job->wstats_leader == leader &&
-		job->wstats_node == plan_node_id)
-	{
-		for (i = 0; i < MaxBackends; i++)
-		{
-			if (!srm_shared->jobs[i].wstats_valid)
-			{
-				job = &srm_shared->jobs[i];
-				break;
-			}
-		}
-	}
-	job->wstats_leader = leader;
-	job->wstats_node = plan_node_id;
-	job->wstats_worker = ParallelWorkerNumber;
-	job->wstats = *st;
-	job->wstats_valid = true;
-	LWLockRelease(srm_shared->lock);
-}
-
-/*
- * SrmWorkerStatsClear
- *		In the leader: forget facts its workers left for plan_node_id in an
- *		earlier execution.
- */
-void
-SrmWorkerStatsClear(int plan_node_id)
-{
-	int			i;
-
-	if (srm_shared == NULL)
-		return;
-	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
-	for (i = 0; i < MaxBackends; i++)
-	{
-		SrmSharedJob *job = &srm_shared->jobs[i];
-
-		if (job->wstats_valid && job->wstats_leader == MyProcPid &&
-			job->wstats_node == plan_node_id)
-			job->wstats_valid = false;
-	}
-	LWLockRelease(srm_shared->lock);
-}
-
-/*
- * SrmWorkerStatsCollect
- *		In the leader: the facts its workers left for plan_node_id (at most
- *		max), ordered by worker number; they are consumed.
- */
-int
-SrmWorkerStatsCollect(int plan_node_id, SrmSortStats *out, int *workers, int max)
-{
-	int			n = 0;
-	int			i;
-
-	if (srm_shared == NULL)
-		return 0;
-	LWLockAcquire(srm_shared->lock, LW_EXCLUSIVE);
-	for (i = 0; i < MaxBackends && n < max; i++)
-	{
-		SrmSharedJob *job = &srm_shared->jobs[i];
-		int			k;
-
-		if (!job->wstats_valid || job->wstats_leader != MyProcPid ||
-			job->wstats_node != plan_node_id)
-			continue;
-		/* insertion by worker number */
-		for (k = n; k > 0 && workers[k - 1] > job->wstats_worker; k--)
-		{
-			workers[k] = workers[k - 1];
-			out[k] = out[k - 1];
-		}
-		workers[k] = job->wstats_worker;
-		out[k] = job->wstats;
-		job->wstats_valid = false;
-		n++;
-	}
-	LWLockRelease(srm_shared->lock);
-	return n;
 }
 
 /* ---------- SQL-callable functions behind the views ---------- */

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * shmem.h
- *	  Shared load accounting: disks, sort jobs, partitions, views.
+ *	  Shared load accounting: disks, sort jobs, views.
  *
  * IDENTIFICATION
  *	  src/shmem.h
@@ -11,8 +11,7 @@
 #ifndef SRM_SHMEM_H
 #define SRM_SHMEM_H
 
-/* the facts of a sort (sorter.h); only pointers to them here */
-struct SrmSortStats;
+#include "storage/lwlock.h"
 
 typedef enum SrmJobPhase
 {
@@ -22,21 +21,27 @@ typedef enum SrmJobPhase
 	SRM_PHASE_FINAL				/* final merge, or reading the result */
 } SrmJobPhase;
 
-/* srmsort.partitions: 0 means "auto" */
-extern PGDLLIMPORT int srmsort_partitions;
-
 extern void SrmShmemInit(void);
 extern bool SrmShmemAvailable(void);
 
 /*
- * Choose the partition of the ndisks disks spcs[] a new sort job uses:
- * the least loaded of P = srmsort.partitions groups (or P from the load,
- * for "auto").  Sets *first and *count to the disks of the partition,
- * *partno and *nparts.  A P above ndisks is clamped to ndisks (said at
- * DEBUG1).
+ * From _PG_init: another part of srmsort keeps state
+ * in shared memory, of size() bytes (called once MaxBackends is known).
+ * Once the memory exists, attach gets it in every process, with found
+ * false in the one that must initialise it, and the lock that guards
+ * srmsort's shared accounting, for its own use.  Does nothing unless we
+ * are being preloaded.
  */
-extern void SrmPartitionChoose(const Oid *spcs, int ndisks, int *first,
-							   int *count, int *partno, int *nparts);
+typedef Size (*SrmShmemSizeFn) (void);
+typedef void (*SrmShmemAttachFn) (void *mem, bool found, LWLock *lock);
+extern void SrmShmemRequest(const char *name, SrmShmemSizeFn size,
+							SrmShmemAttachFn attach);
+
+/*
+ * The load on tablespace spc: sort jobs active on it and bytes in flight
+ * to it (this backend's included); false without shared memory.
+ */
+extern bool SrmDiskLoad(Oid spc, uint32 *jobs, uint64 *inflight);
 
 /* Sort jobs running on srmsort's disks, this backend's not counted. */
 extern int	SrmActiveJobs(void);
@@ -64,16 +69,5 @@ extern bool SrmDiskSpeedGet(Oid spc, double *read_bps, double *write_bps);
 extern bool SrmDiskSpeedClaim(Oid spc);
 extern void SrmDiskSpeedPut(Oid spc, double read_bps, double write_bps,
 							bool refresh);
-
-/*
- * Per-worker facts for EXPLAIN ANALYZE: a parallel worker publishes the
- * facts of its sort for plan node id; the leader clears its old ones when
- * the node starts and collects them (once) when it explains.
- */
-extern void SrmWorkerStatsPublish(int plan_node_id,
-								  const struct SrmSortStats *st);
-extern void SrmWorkerStatsClear(int plan_node_id);
-extern int	SrmWorkerStatsCollect(int plan_node_id, struct SrmSortStats *out,
-								  int *workers, int max);
 
 #endif							/* SRM_SHMEM_H */

@@ -24,19 +24,22 @@
 
 #include "aio.h"
 #include "compat.h"
-#include "build.h"
 #include "disks.h"
 #include "icukey.h"
 #include "node.h"
 #include "placement.h"
+#include "plan.h"
 #include "shmem.h"
 #include "srmsort.h"
+#include "utility.h"
+#include "workerstats.h"
 
 PG_MODULE_MAGIC;
 
 /* settings; see README.md for their meaning */
 bool		srmsort_enabled = true;
 char	   *srmsort_tablespaces = NULL;
+int			srmsort_partitions = 0;	/* auto */
 int			srmsort_block_size = 256;	/* kB */
 int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
 int			srmsort_min_work_mem = SRM_MIN_BUDGET_KB;	/* kB */
@@ -123,8 +126,9 @@ _PG_init(void)
 	define_settings();
 	MarkGUCPrefixReserved("srmsort");
 	SrmShmemInit();
+	SrmWorkerStatsInit();
 	SrmNodeInit();
-	SrmPlanInit();
+	SrmPlannerInit();
 	SrmUtilityInit();
 }
 

@@ -98,9 +98,11 @@
 #include "utils/relcache.h"
 
 #include "build.h"
+#include "citus.h"
 #include "cluster.h"
 #include "compat.h"
 #include "srmsort.h"
+#include "utility.h"
 
 /* what the statement in progress lets srmsort take (bits) */
 #define SRM_ARM_CREATE		(1 << 0)	/* indexes it creates and builds */
