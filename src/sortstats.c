@@ -5,8 +5,9 @@
  *	  and the server log's line.
  *
  * The facts (SrmSortStats, sortstats.h) are gathered by the sorter
- * (SrmSorterGetStats).  They are shown in three places, and one table, facts[] below, says for each fact
- * how to read it and what it looks like in each place:
+ * (SrmSorterGetStats).  They are shown in three places, and one table,
+ * facts[] below, says for each fact how to read it and what it looks like
+ * in each place:
  *
  *	 - EXPLAIN ANALYZE in JSON, XML and YAML: a property per fact, in the
  *	   table's order.  The first three are core's Sort's ("Sort Method",
