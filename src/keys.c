@@ -414,9 +414,9 @@ get_attr(SrmKeys *keys, const void *tuple, int k, bool *isnull)
  *		The first key of a stored tuple, never abbreviated.
  */
 Datum
-SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull)
+SrmKeysGetKey0(SrmKeys *keys, const void *tuple, bool *isnull)
 {
-	return get_attr((SrmKeys *) keys, tuple, 0, isnull);
+	return get_attr(keys, tuple, 0, isnull);
 }
 
 /*

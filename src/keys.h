@@ -94,10 +94,10 @@ extern SrmKeys *SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc);
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,
 								   SortSupport ssup, bool abbreviate);
 
-/* The first key of a stored tuple, in full (SrmKeyFn for forecasts). */
-extern Datum SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull);
+/* The first key of a stored tuple, in full (forecast keys). */
+extern Datum SrmKeysGetKey0(SrmKeys *keys, const void *tuple, bool *isnull);
 
-/* Type of the first key: for copying forecast keys. */
+/* Type of the first key: for copying forecast keys (SrmRecFormat). */
 extern void SrmKeysKey0Type(SrmKeys *keys, bool *byval, int16 *typlen);
 
 /* Set datum1/isnull1 of t from its tuple; abbreviated if requested. */

@@ -70,6 +70,7 @@
 #include "dsmread.h"
 #include "forecast.h"
 #include "merge.h"
+#include "mergeplan.h"
 
 typedef struct SrmBuf
 {
@@ -1050,6 +1051,17 @@ SrmMergeToRun(SrmMerge *m, SrmRunWriter *w)
 						   (uint64) m->cur[r].datum1, m->cur[r].nrank);
 		merge_advance(m, r);
 	}
+}
+
+/*
+ * SrmMergeMemory
+ *		See merge.h.
+ */
+Size
+SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
+{
+	return SrmRunOpenBytes(ts) * (Size) nruns +
+		(Size) nbufs * (ts->block_size + SRM_BUF_SLACK);
 }
 
 /*

@@ -65,6 +65,7 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->heap = (keys->kind == SRM_KEYS_HEAP);
 	fmt->normalized = (keys->norm != SRM_NORM_NONE);
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
+	SrmKeysKey0Type(keys, &fmt->key0_byval, &fmt->key0_typlen);
 	/* keys costly to make (ICU's, abbreviated ones) are stored, not derived */
 	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
 		keys->norm == SRM_NORM_ICU)

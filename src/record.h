@@ -37,6 +37,9 @@ typedef struct SrmRecFormat
 								 * key_off (no pad byte can come first)
 								 * when the tuple has no NULLs */
 	bool		key_desc;
+	/* the first key's type, for forecast keys without a normalized form */
+	bool		key0_byval;
+	int16		key0_typlen;
 } SrmRecFormat;
 
 /* The size of the normalized key and NULL rank a record may carry. */

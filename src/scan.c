@@ -33,6 +33,7 @@
 
 #include "utils/memutils.h"
 
+#include "mergeplan.h"
 #include "scan.h"
 
 typedef struct SrmScanBuf
@@ -85,12 +86,14 @@ struct SrmScan
 
 /*
  * SrmScanMemory
- *		Bytes a scan of run with nbufs buffers occupies.
+ *		Bytes a scan of run with nbufs buffers occupies, a paged run's page
+ *		caches included.
  */
 Size
 SrmScanMemory(SrmTapeSet *ts, SrmRun *run, int nbufs)
 {
-	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
+	return SrmRunOpenBytes(ts) +
+		(Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
 		(Size) (run->nblocks / SRM_SCAN_GROUP + 2) * 2 * sizeof(int64) +
 		sizeof(SrmScan);
 }

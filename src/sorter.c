@@ -39,11 +39,24 @@
  * call is legal when.
  *
  * Memory: everything lives in the sorter's context, a child of the context
- * current at Begin.  The runs' bookkeeping in memory is charged to the
- * budget up to a share of it (mergeplan.h).  A reset callback on the
- * context drains in-flight I/O and closes the workfiles' kernel fds when
- * the context goes away without SrmSorterEnd (an error), before any buffer
- * is freed; fd.c's resource owner deletes the files themselves.
+ * current at Begin.  A reset callback on the context drains in-flight I/O
+ * and closes the workfiles' kernel fds when the context goes away without
+ * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
+ * owner deletes the files themselves.
+ *
+ * Memory accounting.  What counts against the budget (mem_used) is:
+ *	 - the memory load: its arena chunks and tuple array (runs.c);
+ *	 - the block buffers runs are written through, B + SRM_BUF_SLACK bytes
+ *	   each, and the page caches of the run being written if runs are paged;
+ *	 - the runs' bookkeeping in memory (block references, forecast entries,
+ *	   run headers) up to its share of the budget (SrmMetaCharged);
+ *	 - while a merge or a scan runs, its buffers and its inputs' page caches
+ *	   (SrmMergeMemory, SrmScanMemory).
+ * Bookkeeping past its share is held beyond the budget: early merges
+ * (mergeplan.c) bring it back.  The memory peak shown by EXPLAIN (note_mem)
+ * is the charged memory plus that excess.  The sorter's own small
+ * structures, the keys and a merge's tree of runs are not counted.  The
+ * merge planner sizes everything from the same rules (mergeplan.h).
  *
  * IDENTIFICATION
  *	  src/sorter.c
@@ -261,17 +274,31 @@ SrmSorterBeginIndexOrder(TupleDesc tupdesc, Relation indexRel, int workMemKB,
 /* ---------- external sort set-up ---------- */
 
 /*
+ * SrmSorterPlanLimits
+ *		See sorter.h; the settings as they are now.
+ */
+SrmPlanLimits
+SrmSorterPlanLimits(void)
+{
+	SrmPlanLimits limits = {
+		.max_disks = SRM_MAX_DISKS,
+		.max_block = srmsort_block_size * 1024,
+		.max_order = srmsort_max_merge_order,
+		.block_meta = sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)
+	};
+
+	return limits;
+}
+
+/*
  * shared_disks
- *		The disk set of a participant of a parallel build (NULL for other
- *		sorts: the tape set opens the configured disks).
+ *		The disk set of a participant of a parallel build.
  */
 static SrmDiskSet *
 shared_disks(SrmSorter *s)
 {
 	SrmSorterShare *sh = s->share;
 
-	if (sh == NULL)
-		return NULL;
 	return SrmDiskSetOpenShared(sh->disks, sh->myfile, sh->first_disk,
 								sh->ndisks > 0 ? sh->ndisks : sh->disks->ndisks,
 								sh->peer_first, sh->npeers);
@@ -296,54 +323,48 @@ expected_bytes(SrmSorter *s)
 
 /*
  * go_external
- *		The first run is due: choose the block size, open the disks and
- *		allocate the 2D write buffers.
+ *		The first run is due: open the disks, choose the block size for
+ *		them, make the tape set and allocate the 2D write buffers.
  */
 static void
 go_external(SrmSorter *s)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	bool		byval;
-	int16		typlen;
-	int			D;
+	SrmDiskSet *disks;
+	Oid			spcs[SRM_MAX_DISKS];
 	int			maxdisks;
 	int			min_block;
 	int			i;
 
-	SrmKeysKey0Type(s->keys, &byval, &typlen);
-	/* the disk count is needed for the block size: open with a probe size */
-	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
+	maxdisks = SrmPlanDisks(SrmSorterPlanLimits(), s->budget, s->dsm,
+							&min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
-	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks,
-							 expected_bytes(s), byval, typlen,
-							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
-	D = s->ts->ndisks;
-	{
-		Oid			spcs[SRM_MAX_DISKS];
-
-		for (i = 0; i < D; i++)
-			spcs[i] = s->ts->disks->disks[i].spcOid;
-		SrmJobBegin(spcs, D, s->ts->disks->partno);
-		s->job = true;
-	}
+	disks = s->share ? shared_disks(s) :
+		SrmDiskSetOpen(maxdisks, expected_bytes(s));
 	s->block_size = s->share ? s->share->block_size :
-		SrmPlanBlockSize(s->budget, s->dsm, SrmTapeWidth(s->ts), min_block,
+		SrmPlanBlockSize(SrmSorterPlanLimits(), s->budget, s->dsm,
+						 SrmTapeWidthFor(disks, maxdisks), min_block,
 						 s->est_rows, s->est_input,
 						 (double) s->load.ntuples,
 						 (double) s->input_bytes);
-	s->ts->block_size = s->block_size;
 
 	/*
-	 * Two periods of the stripe of new runs in flight.  A participant of a
-	 * parallel build writes to its disks only: its range first, so that
-	 * the ring is sized for its stripe, as SrmPlanParallelBlockSize plans
-	 * its loads, not for all the disks.
+	 * A participant of a parallel build writes its runs to its range of
+	 * the shared disks only.
 	 */
-	if (s->share != NULL)
-	{
-		s->ts->run_first = s->share->first_disk;
-		s->ts->run_ndisks = s->share->ndisks;
-	}
+	s->ts = SrmTapeSetCreate(disks, maxdisks, s->block_size,
+							 s->share ? s->share->first_disk : 0,
+							 s->share ? s->share->ndisks : 0, &s->fmt);
+	for (i = 0; i < disks->ndisks; i++)
+		spcs[i] = disks->disks[i].spcOid;
+	SrmJobBegin(spcs, disks->ndisks, disks->partno);
+	s->job = true;
+
+	/*
+	 * Two periods of the stripe of new runs in flight: for a participant
+	 * that of its range, as SrmPlanParallelBlockSize plans its loads, not
+	 * that of all the disks.
+	 */
 	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
 	SrmWriteRingAlloc(&s->wring, s->ts, 2 * s->ts->stripes[i].width, false,
 					  s->cxt);
@@ -395,6 +416,7 @@ add_run(SrmSorter *s, SrmRun *run)
 static void
 merge_mem(SrmSorter *s, SrmMergeMem *mm)
 {
+	mm->limits = SrmSorterPlanLimits();
 	mm->budget = s->budget;
 	mm->dsm = s->dsm;
 	mm->ndisks = SrmTapeWidth(s->ts);
@@ -471,9 +493,8 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 	}
 	s->nruns -= k;
 	add_run(s, out);
-	/* the page caches of the k paged inputs (the output's are in mem_used) */
-	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) k +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	/* the output's page caches are in mem_used */
+	note_mem(s, mem_used(s) + SrmMergeMemory(s->ts, k, nbufs));
 	MemoryContextSwitchTo(old);
 }
 
@@ -566,8 +587,7 @@ run_merges(SrmSorter *s)
 		s->passes = Max(s->passes, s->runs[0]->merges);
 		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) +
-				 SrmScanMemory(s->ts, s->runs[0], nbufs));
+		note_mem(s, mem_used(s) + SrmScanMemory(s->ts, s->runs[0], nbufs));
 		s->state = SS_SORTEDONDISK;
 		return;
 	}
@@ -582,8 +602,7 @@ run_merges(SrmSorter *s)
 	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
 	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
 							 &s->counters);
-	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) s->nruns +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
+	note_mem(s, mem_used(s) + SrmMergeMemory(s->ts, s->nruns, nbufs));
 	s->state = SS_FINALMERGE;
 }
 
@@ -693,13 +712,10 @@ make_room(SrmSorter *s, Size len)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
 		Size		used = mem_used(s);
-		Size		room = used < s->budget ? s->budget - used : 0;
 
-		if (load->ntuples > 0 &&
-			room < Max(space + SRM_ARENA_SKIP, Min(load->chunk_size, 8192)))
+		if (!SrmMemLoadChunkFits(load, space,
+								 used < s->budget ? s->budget - used : 0))
 			dump_run(s);
-		else if (load->ntuples > 0 && room < load->chunk_size)
-			load->chunk_cap = room;
 	}
 }
 
@@ -859,10 +875,7 @@ SrmSorterPerform(SrmSorter *s)
 			break;
 		case SS_BUILDRUNS:
 			dump_run(s);
-			pfree(s->load.tuples);
-			s->load.tuples = NULL;
-			s->load.maxtuples = 0;
-			SrmMemLoadTrim(&s->load, 0);
+			SrmMemLoadRelease(&s->load);
 			run_merges(s);
 			break;
 		default:

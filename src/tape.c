@@ -27,8 +27,7 @@
  *
  * Tuples are seen only through the record format (record.h, which brings
  * keys.h along for the sort's key description); a forecast key without a
- * normalized form is taken from the rebuilt tuple by the key extraction
- * callback supplied by the sorter.
+ * normalized form is taken from the rebuilt tuple (SrmKeysGetKey0).
  *
  * IDENTIFICATION
  *	  src/tape.c
@@ -89,26 +88,39 @@ io_done(SrmIo *io, double ms, void *arg)
 }
 
 /*
+ * SrmTapeWidthFor
+ *		The period of the stripe over all of disks that SrmTapeSetCreate
+ *		builds for maxdisks: the block size is chosen for it before the
+ *		set exists.
+ */
+int
+SrmTapeWidthFor(SrmDiskSet *disks, int maxdisks)
+{
+	SrmStripe	st;
+
+	SrmStripeBuild(&st, disks->weights, disks->ndisks, Max(maxdisks, 1));
+	return st.width;
+}
+
+/*
  * SrmTapeSetCreate
- *		Open at most maxdisks workfile disks (or take the disk set given)
- *		and an I/O set for a sort with blocks of block_size bytes expected
- *		to write expect_bytes (0: unknown), in CurrentMemoryContext.
+ *		The tape set of a sort over disks (its own, or a parallel build's
+ *		shared set; closed with the tape set), with stripes of at most
+ *		maxdisks blocks a period and blocks of block_size bytes; new runs
+ *		go to disks run_first .. + run_ndisks - 1 (0: all).  Allocates in
+ *		CurrentMemoryContext.
  */
 SrmTapeSet *
-SrmTapeSetCreate(int block_size, int maxdisks, double expect_bytes,
-				 bool key_byval,
-				 int16 key_typlen, SrmKeyFn keyfn, void *keyarg,
-				 SrmRecFormat *fmt, SrmDiskSet *disks)
+SrmTapeSetCreate(SrmDiskSet *disks, int maxdisks, int block_size,
+				 int run_first, int run_ndisks, SrmRecFormat *fmt)
 {
 	SrmTapeSet *ts = palloc0(sizeof(SrmTapeSet));
 	int			d;
 
 	ts->cxt = CurrentMemoryContext;
 	ts->block_size = block_size;
-	ts->key_byval = key_byval;
-	ts->key_typlen = key_typlen;
-	ts->keyfn = keyfn;
-	ts->keyarg = keyarg;
+	ts->run_first = run_first;
+	ts->run_ndisks = run_ndisks;
 	ts->fmt = fmt;
 	ts->normalized = fmt->normalized;
 
@@ -117,7 +129,7 @@ SrmTapeSetCreate(int block_size, int maxdisks, double expect_bytes,
 	else
 		pg_prng_seed(&ts->prng, pg_prng_uint64(&pg_global_prng_state));
 
-	ts->disks = disks != NULL ? disks : SrmDiskSetOpen(maxdisks, expect_bytes);
+	ts->disks = disks;
 	ts->ndisks = ts->disks->ndisks;
 	ts->maxwidth = Max(maxdisks, 1);
 	ts->stripes = palloc(sizeof(SrmStripe));
@@ -205,7 +217,7 @@ SrmTapePageMeta(SrmTapeSet *ts)
 {
 	if (ts->page_meta)
 		return;
-	if (!ts->normalized && !ts->key_byval)
+	if (SrmTapeKeysByRef(ts))
 	{
 		ts->meta_keys.vfd = SrmDiskCreateAuxFile(ts->disks, 0);
 		ts->meta_keys.eof = 0;
@@ -256,7 +268,7 @@ Datum
 SrmRunForecastKey(SrmTapeSet *ts, SrmRun *run, const SrmForecastEntry *e,
 				  char **buf, Size *bufsize, MemoryContext cxt)
 {
-	if (!run->paged || e->isnull || ts->normalized || ts->key_byval)
+	if (!run->paged || e->isnull || !SrmTapeKeysByRef(ts))
 		return e->key;
 	return PointerGetDatum(SrmKeyFileRead(&ts->meta_keys, (off_t) e->key,
 										  buf, bufsize, cxt));
@@ -394,7 +406,7 @@ SrmRunFree(SrmTapeSet *ts, SrmRun *run)
 	else
 	{
 		/* copied by-reference keys; normalized keys are plain integers */
-		if (!ts->key_byval && !ts->normalized)
+		if (SrmTapeKeysByRef(ts))
 			for (i = 0; i < run->nforecast; i++)
 				if (!run->forecast[i].isnull)
 					pfree(DatumGetPointer(run->forecast[i].key));
@@ -633,18 +645,18 @@ add_forecast(SrmTapeSet *ts, SrmRun *run, Datum key, bool isnull,
 	 * A by-reference key: its position in the keys file, or a copy in the
 	 * run's memory (taken before the entry, as either may fail).
 	 */
-	if (!isnull && !ts->key_byval && !ts->normalized)
+	if (!isnull && SrmTapeKeysByRef(ts))
 	{
 		if (run->paged)
 			key = (Datum) SrmKeyFileAppend(&ts->meta_keys,
 										   DatumGetPointer(key),
 										   (uint32) datumGetSize(key, false,
-																 ts->key_typlen));
+																 ts->fmt->key0_typlen));
 		else
 		{
 			MemoryContext old = MemoryContextSwitchTo(ts->cxt);
 
-			key = datumCopy(key, false, ts->key_typlen);
+			key = datumCopy(key, false, ts->fmt->key0_typlen);
 			run->meta_bytes += GetMemoryChunkSpace(DatumGetPointer(key));
 			MemoryContextSwitchTo(old);
 		}
@@ -806,7 +818,7 @@ rec_forecast_key(SrmRunWriter *w, const char *rec, bool *isnull)
 		w->scratch = MemoryContextAllocHuge(ts->cxt, w->scratch_size);
 	}
 	SrmRecMaterialize(ts->fmt, rec, w->scratch);
-	return ts->keyfn(ts->keyarg, w->scratch, isnull);
+	return SrmKeysGetKey0(ts->fmt->keys, w->scratch, isnull);
 }
 
 /*
@@ -1052,11 +1064,11 @@ SrmRunExport(SrmTapeSet *ts, SrmRun *run, BufFile *f)
 	{
 		SrmForecastEntry e = *SrmRunForecast(ts, run, i, false);
 
-		if (!e.isnull && !ts->key_byval && !ts->normalized)
+		if (!e.isnull && SrmTapeKeysByRef(ts))
 		{
 			Datum		key = SrmRunForecastKey(ts, run, &e, &kbuf, &kbufsize,
 											   CurrentMemoryContext);
-			uint32		len = (uint32) datumGetSize(key, false, ts->key_typlen);
+			uint32		len = (uint32) datumGetSize(key, false, ts->fmt->key0_typlen);
 
 			e.key = (Datum) 0;
 			BufFileWrite(f, &e, sizeof(e));
@@ -1128,7 +1140,7 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 
 		read_exact(f, &e, sizeof(e));
 		key = e.key;
-		if (!e.isnull && !ts->key_byval && !ts->normalized)
+		if (!e.isnull && SrmTapeKeysByRef(ts))
 		{
 			uint32		len;
 

@@ -91,9 +91,6 @@ typedef struct SrmRun
 	SrmPaged	pforecast;
 } SrmRun;
 
-/* Extracts the first key of a stored tuple (for forecast data). */
-typedef Datum (*SrmKeyFn) (void *arg, const void *tuple, bool *isnull);
-
 /*
  * The workfile disks of one sort, the I/O set, and block slot bookkeeping.
  */
@@ -113,10 +110,6 @@ typedef struct SrmTapeSet
 	int			block_size;
 	bool		normalized;		/* records carry normalized first keys */
 	SrmRecFormat *fmt;			/* the records' format */
-	bool		key_byval;		/* first key's type, for forecast copies */
-	int16		key_typlen;
-	SrmKeyFn	keyfn;
-	void	   *keyarg;
 	pg_prng_state prng;
 	MemoryContext cxt;
 	/* new runs go to disks run_first .. + run_ndisks - 1 (0: all) */
@@ -160,11 +153,10 @@ typedef struct SrmRunWriter
 	Size		scratch_size;
 } SrmRunWriter;
 
-extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
-									double expect_bytes,
-									bool key_byval, int16 key_typlen,
-									SrmKeyFn keyfn, void *keyarg,
-									SrmRecFormat *fmt, SrmDiskSet *disks);
+extern int	SrmTapeWidthFor(SrmDiskSet *disks, int maxdisks);
+extern SrmTapeSet *SrmTapeSetCreate(SrmDiskSet *disks, int maxdisks,
+									int block_size, int run_first,
+									int run_ndisks, SrmRecFormat *fmt);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomStart(SrmTapeSet *ts);
 extern int	SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks);
@@ -184,6 +176,16 @@ static inline int
 SrmTapeShare(SrmTapeSet *ts, int d)
 {
 	return ts->stripes[0].share[d];
+}
+
+/*
+ * Forecast keys that are pointers (no normalized form, a by-reference
+ * type): copied into a run's memory, or kept in the keys file.
+ */
+static inline bool
+SrmTapeKeysByRef(SrmTapeSet *ts)
+{
+	return !ts->normalized && !ts->fmt->key0_byval;
 }
 
 extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start);

@@ -33,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "mergeplan.h"
 #include "writering.h"
 
 /*
