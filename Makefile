@@ -29,8 +29,10 @@ OBJS = \
 	src/psort.o \
 	src/radix.o \
 	src/record.o \
+	src/runexport.o \
 	src/runmeta.o \
 	src/runs.o \
+	src/runwriter.o \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \

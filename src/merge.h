@@ -12,7 +12,7 @@
 #define SRM_MERGE_H
 
 #include "keys.h"
-#include "tape.h"
+#include "runwriter.h"
 
 /* Counters a sort accumulates over all its merges. */
 typedef struct SrmMergeCounters

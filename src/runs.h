@@ -12,7 +12,7 @@
 #define SRM_RUNS_H
 
 #include "keys.h"
-#include "tape.h"
+#include "runwriter.h"
 
 /* An arena chunk, kept from run to run (see SrmMemLoadReset). */
 typedef struct SrmArenaChunk

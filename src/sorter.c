@@ -73,6 +73,7 @@
 
 #include "merge.h"
 #include "mergeplan.h"
+#include "runexport.h"
 #include "runs.h"
 #include "scan.h"
 #include "shmem.h"
