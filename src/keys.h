@@ -145,6 +145,37 @@ SrmBytesNorm(const unsigned char *p, Size len)
 	return u;
 }
 
+/*
+ * SrmIntNorm
+ *		A signed integer as a normalized key: the sign bit flipped, so that
+ *		unsigned order is the integers' order.
+ */
+static inline uint64
+SrmIntNorm(int64 v)
+{
+	return (uint64) v ^ UINT64CONST(0x8000000000000000);
+}
+
+/* A normalized key with DESC folded in: inverted, so that order flips. */
+static inline uint64
+SrmNormFold(uint64 u, bool desc)
+{
+	return desc ? ~u : u;
+}
+
+/*
+ * SrmKeysNeedTies
+ *		Whether equal normalized keys still need the tuples compared: they
+ *		do unless the key encodes the one and only sort key in full (index
+ *		sorts also order by heap TID).
+ */
+static inline bool
+SrmKeysNeedTies(SrmKeys *keys)
+{
+	return !(keys->norm_exhaustive && keys->nkeys == 1 &&
+			 keys->kind != SRM_KEYS_INDEX);
+}
+
 /* Compare two tuples with normalized first keys. */
 static inline int
 SrmCompareNorm(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)

@@ -118,6 +118,26 @@ block_meta(double total, int B, Size budget, Size per_block)
 }
 
 /*
+ * block_orders
+ *		For blocks of B bytes: the bookkeeping of total bytes of runs
+ *		charged to budget (*meta), and the orders of the final (*rf) and
+ *		intermediate (*ri, beside its 2D output buffers) merges that the
+ *		rest of budget allows over D disks.  The block size rules compare
+ *		block sizes by these.
+ */
+static void
+block_orders(SrmPlanLimits limits, bool dsm, Size budget, int D, int B,
+			 double total, double *meta, int *rf, int *ri)
+{
+	double		bufs;
+
+	*meta = block_meta(total, B, budget, limits.block_meta);
+	bufs = (budget - *meta) / (B + SRM_BUF_SLACK);
+	*rf = srm_order(limits.max_order, dsm, bufs, D);
+	*ri = srm_order(limits.max_order, dsm, bufs - 2.0 * D, D);
+}
+
+/*
  * block_better
  *		Is a block size whose merges are of orders rf and ri better for
  *		nruns runs than the best so far (fewest passes, then fewest for four
@@ -182,15 +202,15 @@ SrmPlanBlockSize(SrmPlanLimits limits, Size budget, bool dsm, int D,
 	 */
 	for (B = limits.max_block; B >= min_block; B /= 2)
 	{
-		double		per = B + SRM_BUF_SLACK;
-		double		meta = block_meta(run_bytes, B, budget, limits.block_meta);
-		double		load = (double) budget - 2.0 * D * per - meta;
-		double		nruns = ceil(rows / Max(first * load / budget, 1.0));
-		int			rf = srm_order(limits.max_order, dsm, (budget - meta) / per, D);
-		int			ri = srm_order(limits.max_order, dsm,
-								   (budget - meta) / per - 2.0 * D, D);
+		double		meta;
+		double		load;
+		int			rf,
+					ri;
 
-		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
+		block_orders(limits, dsm, budget, D, B, run_bytes, &meta, &rf, &ri);
+		load = (double) budget - 2.0 * D * (B + SRM_BUF_SLACK) - meta;
+		if (block_better(ceil(rows / Max(first * load / budget, 1.0)), rf, ri,
+						 &best_p1, &best_p4))
 			best = B;
 	}
 	return best;
@@ -262,15 +282,15 @@ SrmPlanParallelBlockSize(SrmPlanLimits limits, int mergeKB, int runKB,
 	for (B = limits.max_block; B >= min_block; B /= 2)
 	{
 		double		per = B + SRM_BUF_SLACK;
-		double		meta = block_meta(total, B, (Size) merge_budget,
-									  limits.block_meta);
 		double		load = Max(run_budget - 2.0 * part_disks * per, per);
-		double		nruns = nparts * ceil(total / nparts / load);
-		double		bufs = (merge_budget - meta) / per;
-		int			rf = srm_order(limits.max_order, false, bufs, D);
-		int			ri = srm_order(limits.max_order, false, bufs - 2.0 * D, D);
+		double		meta;
+		int			rf,
+					ri;
 
-		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
+		block_orders(limits, false, (Size) merge_budget, D, B, total, &meta,
+					 &rf, &ri);
+		if (block_better(nparts * ceil(total / nparts / load), rf, ri,
+						 &best_p1, &best_p4))
 			best = B;
 	}
 	return best;

@@ -24,11 +24,11 @@
 #include "runwriter.h"
 
 /*
- * read_exact
- *		Read len bytes from f, or ERROR.
+ * SrmRunListRead
+ *		Read len bytes of a run list from f, or ERROR.
  */
-static void
-read_exact(BufFile *f, void *p, size_t len)
+void
+SrmRunListRead(BufFile *f, void *p, size_t len)
 {
 	size_t		got = BufFileRead(f, p, len);
 
@@ -98,7 +98,7 @@ SrmRunExport(SrmTapeSet *ts, SrmRun *run, BufFile *f)
 void
 SrmRunImportExtent(BufFile *f, SrmRunExtent *x)
 {
-	read_exact(f, x, sizeof(*x));
+	SrmRunListRead(f, x, sizeof(*x));
 }
 
 /*
@@ -122,7 +122,7 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 	{
 		SrmBlockRef ref;
 
-		read_exact(f, &ref, sizeof(ref));
+		SrmRunListRead(f, &ref, sizeof(ref));
 		SrmRunAddBlock(ts, run, &ref);
 		if (ref.slot >= 0)
 		{
@@ -135,13 +135,13 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 		SrmForecastEntry e;
 		Datum		key;
 
-		read_exact(f, &e, sizeof(e));
+		SrmRunListRead(f, &e, sizeof(e));
 		key = e.key;
 		if (!e.isnull && SrmTapeKeysByRef(ts))
 		{
 			uint32		len;
 
-			read_exact(f, &len, sizeof(len));
+			SrmRunListRead(f, &len, sizeof(len));
 			if (kbuf == NULL || kbufsize < len)
 			{
 				if (kbuf != NULL)
@@ -149,7 +149,7 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 				kbufsize = Max(len, 64);
 				kbuf = palloc(kbufsize);
 			}
-			read_exact(f, kbuf, len);
+			SrmRunListRead(f, kbuf, len);
 			key = PointerGetDatum(kbuf);
 		}
 		SrmRunAddForecast(ts, run, key, e.isnull, e.nrank, e.next_head);

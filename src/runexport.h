@@ -27,6 +27,7 @@ typedef struct SrmRunExtent
 } SrmRunExtent;
 
 struct BufFile;
+extern void SrmRunListRead(struct BufFile *f, void *p, size_t len);
 extern void SrmRunExport(SrmTapeSet *ts, SrmRun *run, struct BufFile *f);
 extern void SrmRunImportExtent(struct BufFile *f, SrmRunExtent *x);
 extern void SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x,

@@ -317,7 +317,7 @@ SrmMemLoadSort(SrmMemLoad *load)
 	if (keys->norm != SRM_NORM_NONE)
 	{
 		SrmRadixSort(load->tuples, load->ntuples);
-		if (SrmRadixNeedsTies(keys))
+		if (SrmKeysNeedTies(keys))
 			SrmRadixFixTies(load->tuples, load->ntuples, keys);
 		return;
 	}

@@ -159,8 +159,7 @@ open_block(SrmRunWriter *w, uint32 flags)
 	SrmBlockRef unwritten = {-1, 0};
 
 	/* the buffer may still be on its way to disk */
-	if (io->state != SRM_IO_IDLE)
-		SrmIoWait(ts->io, io);
+	SrmIoWait(ts->io, io);
 
 	hdr = (SrmBlockHeader *) w->bufs[w->cur];
 	hdr->magic = SRM_BLOCK_MAGIC;
@@ -233,17 +232,11 @@ static Datum
 rec_forecast_key(SrmRunWriter *w, const char *rec, bool *isnull)
 {
 	SrmTapeSet *ts = w->ts;
-	Size		len = SrmRecTupleLen(ts->fmt, rec);
 
-	if (w->scratch_size < len)
-	{
-		if (w->scratch != NULL)
-			pfree(w->scratch);
-		w->scratch_size = Max(len, 256);
-		w->scratch = MemoryContextAllocHuge(ts->cxt, w->scratch_size);
-	}
-	SrmRecMaterialize(ts->fmt, rec, w->scratch);
-	return SrmKeysGetKey0(ts->fmt->keys, w->scratch, isnull);
+	return SrmKeysGetKey0(ts->fmt->keys,
+						  SrmRecMaterializeInto(ts->fmt, rec, &w->scratch,
+												ts->block_size, ts->cxt),
+						  isnull);
 }
 
 /*
@@ -256,20 +249,13 @@ add_rec_forecast(SrmRunWriter *w, const char *rec, uint64 key, uint8 nrank)
 {
 	if (w->ts->normalized)
 		SrmRunAddForecast(w->ts, w->run, (Datum) key, false, nrank,
-					 w->run->nblocks);
+						  w->run->nblocks);
 	else
 	{
 		bool		isnull;
 		Datum		d = rec_forecast_key(w, rec, &isnull);
 
 		SrmRunAddForecast(w->ts, w->run, d, isnull, 0, w->run->nblocks);
-		/* a BIG record's tuple: not kept */
-		if (w->scratch_size > (Size) w->ts->block_size)
-		{
-			pfree(w->scratch);
-			w->scratch = NULL;
-			w->scratch_size = 0;
-		}
 	}
 }
 
@@ -423,16 +409,15 @@ SrmRunWriterEnd(SrmRunWriter *w, bool wait)
 	if (wait)
 	{
 		for (i = 0; i < w->nbufs; i++)
-			if (w->ios[i].state != SRM_IO_IDLE)
-				SrmIoWait(w->ts->io, &w->ios[i]);
+			SrmIoWait(w->ts->io, &w->ios[i]);
 	}
 	else
 		SrmIoSubmit(w->ts->io);
 	if (w->run->nforecast > 0)
 		SrmRunForecast(w->ts, w->run, w->run->nforecast - 1, true)->next_head = -1;
 	SrmRunCloseMeta(w->ts, w->run);
-	if (w->scratch != NULL)
-		pfree(w->scratch);
+	if (w->scratch.data != NULL)
+		pfree(w->scratch.data);
 	next = w->cur;
 	pfree(w);
 	return next;

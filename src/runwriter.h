@@ -29,8 +29,7 @@ typedef struct SrmRunWriter
 	uint64		last_key;		/* its normalized key and NULL rank */
 	uint8		last_nrank;
 	bool		have_block;
-	char	   *scratch;		/* a tuple rebuilt for its forecast key */
-	Size		scratch_size;
+	SrmTupleBuf scratch;		/* a tuple rebuilt for its forecast key */
 } SrmRunWriter;
 
 extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,

@@ -563,10 +563,10 @@ run_merges(SrmSorter *s)
 	SrmPlanMerges(&mm, &plan);
 	if (plan.tight && !s->tight_memory)
 		ereport(DEBUG1,
-				(errmsg_internal("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk%s with %dkB blocks beside %zukB of run bookkeeping",
-								 s->budget / 1024, D, D == 1 ? "" : "s",
-								 s->block_size / 1024,
-								 (Size) Max((double) s->budget - plan.avail, 0.0) / 1024)));
+				(errmsg_plural("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk with %dkB blocks beside %zukB of run bookkeeping",
+							   "srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disks with %dkB blocks beside %zukB of run bookkeeping",
+							   D, s->budget / 1024, D, s->block_size / 1024,
+							   (Size) Max((double) s->budget - plan.avail, 0.0) / 1024)));
 	s->tight_memory |= plan.tight;
 	s->passes = plan.passes;
 	s->merge_order = plan.merge_order;
@@ -992,10 +992,7 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 	}
 	if (s->share == NULL || s->load.ntuples > 0)
 		elog(ERROR, "srmsort: SrmSorterAdoptRuns needs SrmSorterUseShared and no tuples of its own");
-	if (BufFileRead(f, &h, sizeof(h)) != sizeof(h))
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from srmsort run list")));
+	SrmRunListRead(f, &h, sizeof(h));
 	s->tuples += h.tuples;
 	s->input_bytes += h.input_bytes;
 	if (h.nruns == 0)
@@ -1279,7 +1276,8 @@ trace_stats(SrmSorter *s)
 
 	SrmSorterGetStats(s, &st);
 	ereport(LOG,
-			(errmsg("srmsort: sorted %lld tuples", (long long) st.tuples),
+			(errmsg_plural("srmsort: sorted %lld tuple", "srmsort: sorted %lld tuples",
+						   (unsigned long) st.tuples, (long long) st.tuples),
 			 errdetail_internal("%s.", SrmSortStatsText(&st))));
 }
 

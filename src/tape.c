@@ -533,10 +533,20 @@ SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno, char *buf)
 
 	if (hdr->magic != SRM_BLOCK_MAGIC || hdr->blockno != (uint32) blockno ||
 		hdr->used > (uint32) ts->block_size)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("srmsort workfile block %lld of a run is corrupt",
-						(long long) blockno)));
+		ereport(ERROR, SrmTapeErrCorrupt(blockno));
+}
+
+/*
+ * SrmTapeErrCorrupt
+ *		The error code and message of a block that is not what was written,
+ *		for use in ereport (an errdetail may follow).
+ */
+int
+SrmTapeErrCorrupt(int64 blockno)
+{
+	errcode(ERRCODE_DATA_CORRUPTED);
+	return errmsg("srmsort workfile block %lld of a run is corrupt",
+				  (long long) blockno);
 }
 
 /*
@@ -579,9 +589,6 @@ SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf, char **scratch,
 			SrmTapeReleaseBlock(ts, run, blockno);
 	}
 	if (done != total)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("srmsort workfile block %u of a run is corrupt",
-						hdr->blockno)));
+		ereport(ERROR, SrmTapeErrCorrupt(hdr->blockno));
 	return big;
 }

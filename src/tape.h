@@ -252,6 +252,7 @@ extern void SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							char *buf, SrmIo *io);
 extern void SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							  char *buf);
+extern int	SrmTapeErrCorrupt(int64 blockno);
 extern void SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno);
 extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
 							char **scratch, MemoryContext cxt, bool release);

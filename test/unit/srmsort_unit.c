@@ -1649,7 +1649,7 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
 	SrmRadixSort(a, n);
-	if (SrmRadixNeedsTies(keys))
+	if (SrmKeysNeedTies(keys))
 		SrmRadixFixTies(a, n, keys);
 	qsort_arg(b, n, sizeof(SrmTuple), cmp_norm, keys);
 	for (i = 0; i < n; i++)
@@ -1730,12 +1730,12 @@ unit_radix(void)
 		SrmKeys    *one = SrmKeysMakeHeap(desc, 1, att, ops, colls, nf);
 		SrmKeys    *text = SrmKeysMakeHeap(tdesc, 1, att, tops, tcolls, nf);
 
-		CHECK(two->norm == SRM_NORM_INT64 && SrmRadixNeedsTies(two),
-			  "(int8, int8) keys: norm %d, ties %d", two->norm, SrmRadixNeedsTies(two));
-		CHECK(one->norm == SRM_NORM_INT64 && !SrmRadixNeedsTies(one),
-			  "int8 key: norm %d, ties %d", one->norm, SrmRadixNeedsTies(one));
-		CHECK(text->norm == SRM_NORM_BYTES && SrmRadixNeedsTies(text),
-			  "text key: norm %d, ties %d", text->norm, SrmRadixNeedsTies(text));
+		CHECK(two->norm == SRM_NORM_INT64 && SrmKeysNeedTies(two),
+			  "(int8, int8) keys: norm %d, ties %d", two->norm, SrmKeysNeedTies(two));
+		CHECK(one->norm == SRM_NORM_INT64 && !SrmKeysNeedTies(one),
+			  "int8 key: norm %d, ties %d", one->norm, SrmKeysNeedTies(one));
+		CHECK(text->norm == SRM_NORM_BYTES && SrmKeysNeedTies(text),
+			  "text key: norm %d, ties %d", text->norm, SrmKeysNeedTies(text));
 		for (s = 0; s < lengthof(sizes) && sizes[s] <= 65537; s++)
 		{
 			radix_ties(order ? "(int8 DESC, int8 ASC)" : "(int8 ASC, int8 DESC)",
