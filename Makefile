@@ -36,6 +36,7 @@ OBJS = \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \
+	src/sortmerge.o \
 	src/sortstats.o \
 	src/srmsort.o \
 	src/tape.o \

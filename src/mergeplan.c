@@ -11,7 +11,7 @@
  *
  * Everything here is arithmetic on plain numbers (SrmMergeMem, and the
  * settings and sizes it needs as SrmPlanLimits): it reads no sort's state
- * and no setting, and changes nothing.  sorter.c runs the merges it plans.
+ * and no setting, and changes nothing.  sortmerge.c runs the merges it plans.
  *
  * IDENTIFICATION
  *	  src/mergeplan.c

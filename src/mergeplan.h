@@ -2,7 +2,7 @@
  *
  * mergeplan.h
  *	  Merge planning: arithmetic on a sort's budget, disks, block size and
- *	  runs.  It decides; sorter.c acts.
+ *	  runs.  It decides; sortmerge.c and sorter.c act.
  *
  * IDENTIFICATION
  *	  src/mergeplan.h

@@ -476,7 +476,7 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 /*
  * SrmMemLoadRelease
  *		Between runs (the load is empty): give back the tuple array and every
- *		arena chunk, for merges that run before the next load (sorter.c's
+ *		arena chunk, for merges that run before the next load (sortmerge.c's
  *		early merges; SrmMemLoadFit sizes a new array afterwards) or after
  *		the last run.
  */

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * sorter.c
- *	  The srmsort engine: its API, run formation, running the merges and
- *	  reading the result.
+ *	  The srmsort engine: its API and states, the memory budget, run
+ *	  formation and reading the result.
  *
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
@@ -13,7 +13,8 @@
  * as a run striped over the disks from a random start disk (SRM) or from
  * disk 0 (DSM).
  * At SrmSorterPerform the merges are planned (mergeplan.c, which only
- * computes) and run here.
+ * computes) and run (sortmerge.c, which shares the sorter's struct through
+ * sorter_int.h).
  *
  * The states, and what moves a sort between them (only this file does):
  *
@@ -51,12 +52,14 @@
  *	 - the runs' bookkeeping in memory (block references, forecast entries,
  *	   run headers) up to its share of the budget (SrmMetaCharged);
  *	 - while a merge or a scan runs, its buffers and its inputs' page caches
- *	   (SrmMergeMemory, SrmScanMemory).
+ *	   (SrmMergeMemory, SrmScanMemory; sortmerge.c notes them through
+ *	   SrmSorterNoteMem).
  * Bookkeeping past its share is held beyond the budget: early merges
- * (mergeplan.c) bring it back.  The memory peak shown by EXPLAIN (note_mem)
- * is the charged memory plus that excess.  The sorter's own small
- * structures, the keys and a merge's tree of runs are not counted.  The
- * merge planner sizes everything from the same rules (mergeplan.h).
+ * (mergeplan.c plans them, sortmerge.c runs them) bring it back.  The
+ * memory peak shown by EXPLAIN (note_mem) is the charged memory plus that
+ * excess.  The sorter's own small structures, the keys and a merge's tree
+ * of runs are not counted.  The merge planner sizes everything from the
+ * same rules (mergeplan.h).
  *
  * IDENTIFICATION
  *	  src/sorter.c
@@ -67,7 +70,6 @@
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
-#include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
 
@@ -77,22 +79,12 @@
 #include "runs.h"
 #include "scan.h"
 #include "shmem.h"
-#include "sorter.h"
+#include "sorter_int.h"
 #include "srmsort.h"
 #include "writering.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
-
-typedef enum SrmSorterState
-{
-	SS_INITIAL,					/* loading, everything still in memory */
-	SS_BUILDRUNS,				/* loading, runs being written */
-	SS_RUNSFINISHED,			/* parallel participant: runs to export */
-	SS_SORTEDINMEM,				/* sorted in memory */
-	SS_SORTEDONDISK,			/* sorted into one run, for random access */
-	SS_FINALMERGE				/* final merge streams the result */
-} SrmSorterState;
 
 static const char *const state_names[] = {
 	"initial", "build runs", "runs finished", "sorted in memory",
@@ -106,53 +98,6 @@ static const char *const state_names[] = {
 		 state_names[(s)->state] : "?", (call))
 StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
 				 "a name for every sorter state");
-
-struct SrmSorter
-{
-	MemoryContext cxt;
-	MemoryContextCallback cb;
-	bool		ended;
-	SrmKeys    *keys;
-	int			flags;
-	Size		budget;
-	double		est_input;
-	double		est_rows;		/* index sorts: the heap's estimated rows */
-	SrmSorterState state;
-	bool		dsm;
-	SrmMemLoad	load;
-	SrmRecFormat fmt;			/* records of runs */
-
-	/* external sorts */
-	SrmTapeSet *ts;
-	int			block_size;
-	SrmRun	  **runs;
-	int			nruns;
-	int			maxruns;
-	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
-									 * sum of their meta_bytes */
-	SrmWriteRing wring;			/* the buffers runs are written through */
-	SrmMerge   *merge;
-	SrmScan    *scan;
-	SrmMergeCounters counters;
-	int			merge_order;
-	int			passes;
-	int64		nruns_initial;
-	bool		tight_memory;	/* not even the smallest merge fits */
-	bool		no_early_merge; /* early merges did not fit: never again */
-	bool		job;			/* registered in shared memory */
-	SrmSorterShare *share;		/* parallel builds: the shared disks */
-
-	/* reading, as tuplesort: next tuple forward, and whether at the end */
-	int64		current;
-	bool		eof_reached;
-	int64		markpos;
-	bool		markpos_eof;
-
-	/* statistics */
-	int64		tuples;
-	int64		input_bytes;
-	Size		mem_peak;
-};
 
 static void sorter_reset_callback(void *arg);
 
@@ -190,6 +135,17 @@ note_mem(SrmSorter *s, Size used)
 	used += s->runs_meta_bytes - meta_charged(s);
 	if (used > s->mem_peak)
 		s->mem_peak = used;
+}
+
+/*
+ * SrmSorterNoteMem
+ *		Record the memory peak while a merge or a scan (sortmerge.c) holds
+ *		beside bytes of buffers and page caches on top of mem_used.
+ */
+void
+SrmSorterNoteMem(SrmSorter *s, Size beside)
+{
+	note_mem(s, mem_used(s) + beside);
 }
 
 /*
@@ -376,13 +332,13 @@ go_external(SrmSorter *s)
 }
 
 /*
- * new_run
+ * SrmSorterNewRun
  *		An empty run on a random start disk (SRM) or disk 0 (DSM).  expect
  *		is the bookkeeping it will probably need: if that would take the
  *		bookkeeping in memory past its share, runs are paged from now on.
  */
-static SrmRun *
-new_run(SrmSorter *s, Size expect)
+SrmRun *
+SrmSorterNewRun(SrmSorter *s, Size expect)
 {
 	if (!s->ts->page_meta &&
 		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
@@ -391,11 +347,11 @@ new_run(SrmSorter *s, Size expect)
 }
 
 /*
- * add_run
+ * SrmSorterAddRun
  *		Append a finished run to the sort's list of runs.
  */
-static void
-add_run(SrmSorter *s, SrmRun *run)
+void
+SrmSorterAddRun(SrmSorter *s, SrmRun *run)
 {
 	if (s->nruns >= s->maxruns)
 	{
@@ -406,205 +362,6 @@ add_run(SrmSorter *s, SrmRun *run)
 	/* a running total: summing over thousands of runs at every check would
 	 * be quadratic in the runs */
 	s->runs_meta_bytes += run->meta_bytes;
-}
-
-/* ---------- running the merges ---------- */
-
-/*
- * merge_mem
- *		The numbers the merge planner decides on, as they are now.
- */
-static void
-merge_mem(SrmSorter *s, SrmMergeMem *mm)
-{
-	mm->limits = SrmSorterPlanLimits();
-	mm->budget = s->budget;
-	mm->dsm = s->dsm;
-	mm->ndisks = SrmTapeWidth(s->ts);
-	mm->block_size = s->block_size;
-	mm->meta = s->runs_meta_bytes;
-	mm->load = SrmMemLoadBytes(&s->load);
-	mm->open_bytes = SrmRunOpenBytes(s->ts);
-	mm->nruns = s->nruns;
-}
-
-/*
- * take_smallest_runs
- *		Move the k smallest runs to the end of s->runs (so that merging
- *		them moves the least data) and return a pointer to them.
- */
-static SrmRun **
-take_smallest_runs(SrmSorter *s, int k)
-{
-	int			i,
-				j;
-
-	/* selection: the i-th smallest goes to position nruns - 1 - i */
-	for (i = 0; i < k; i++)
-	{
-		int			pos = s->nruns - 1 - i;
-		int			small = pos;
-		SrmRun	   *tmp;
-
-		for (j = 0; j < pos; j++)
-			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
-				small = j;
-		tmp = s->runs[pos];
-		s->runs[pos] = s->runs[small];
-		s->runs[small] = tmp;
-	}
-	return &s->runs[s->nruns - k];
-}
-
-/*
- * merge_runs_to_one
- *		An intermediate merge: the k smallest runs become one new run,
- *		through nbufs input buffers; the memory peak is noted.
- */
-static void
-merge_runs_to_one(SrmSorter *s, int k, int nbufs)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	SrmRun	  **inputs = take_smallest_runs(s, k);
-	SrmRun	   *out;
-	SrmRunWriter *w;
-	SrmMerge   *m;
-	int			i;
-	Size		expect = 0;
-
-	/* the output's bookkeeping is about the inputs' together */
-	for (i = 0; i < k; i++)
-		expect += inputs[i]->meta_bytes;
-	out = new_run(s, expect);
-	for (i = 0; i < k; i++)
-		out->merges = Max(out->merges, inputs[i]->merges + 1);
-
-	/* the inputs' last blocks may still be on their way (write-behind) */
-	SrmWriteRingWait(&s->wring, s->ts);
-	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmWriteRingBegin(&s->wring, s->ts, out);
-	SrmMergeToRun(m, w);
-	SrmWriteRingEnd(&s->wring, w);
-	SrmMergeEnd(m);
-
-	for (i = 0; i < k; i++)
-	{
-		s->runs_meta_bytes -= inputs[i]->meta_bytes;
-		SrmRunFree(s->ts, inputs[i]);
-	}
-	s->nruns -= k;
-	add_run(s, out);
-	/* the output's page caches are in mem_used */
-	note_mem(s, mem_used(s) + SrmMergeMemory(s->ts, k, nbufs));
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * merge_early
- *		Between runs, while the runs' bookkeeping is past its share: merge
- *		the smallest runs (SrmPlanEarlyMerge).  False if no merge fits.
- */
-static bool
-merge_early(SrmSorter *s)
-{
-	for (;;)
-	{
-		SrmMergeMem mm;
-		int			k;
-		int			nbufs;
-
-		merge_mem(s, &mm);
-		if (!SrmPlanEarlyMerge(&mm, &k, &nbufs))
-			return false;
-		if (k == 0)
-			return true;
-		merge_runs_to_one(s, k, nbufs);
-	}
-}
-
-/*
- * debug_pause_before_merge
- *		Tests act on a sort that sits between run formation and its merges
- *		(fill a workfile disk, watch the progress phase): the developer
- *		option srmsort.debug_merge_pause makes every sort that wrote runs
- *		wait that long there, interruptibly.  At 0 (always, outside tests)
- *		it costs one load.
- */
-static void
-debug_pause_before_merge(void)
-{
-	int			ms;
-
-	for (ms = srmsort_debug_merge_pause; ms > 0; ms -= 10)
-	{
-		CHECK_FOR_INTERRUPTS();
-		pg_usleep(10000L);
-	}
-}
-
-/*
- * run_merges
- *		All runs are written: plan the merges, run the intermediate ones and
- *		start the final merge (SS_FINALMERGE) or, for random access, merge
- *		to one run and start its scan (SS_SORTEDONDISK).
- */
-static void
-run_merges(SrmSorter *s)
-{
-	SrmMergeMem mm;
-	SrmMergePlan plan;
-	int			D = s->ts->ndisks;
-	bool		to_one = (s->flags & SRM_SORT_RANDOMACCESS) != 0;
-	int			k;
-	int			nbufs;
-	int			i;
-
-	merge_mem(s, &mm);
-	SrmPlanMerges(&mm, &plan);
-	if (plan.tight && !s->tight_memory)
-		ereport(DEBUG1,
-				(errmsg_plural("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk with %dkB blocks beside %zukB of run bookkeeping",
-							   "srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disks with %dkB blocks beside %zukB of run bookkeeping",
-							   D, s->budget / 1024, D, s->block_size / 1024,
-							   (Size) Max((double) s->budget - plan.avail, 0.0) / 1024)));
-	s->tight_memory |= plan.tight;
-	s->passes = plan.passes;
-	s->merge_order = plan.merge_order;
-
-	/* intermediate merges, of the smallest runs first */
-	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
-	debug_pause_before_merge();
-	while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, false, &nbufs)) > 0)
-		merge_runs_to_one(s, k, nbufs);
-
-	if (to_one)
-	{
-		/* write the result once more as one run, readable both ways */
-		while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, true, &nbufs)) > 0)
-			merge_runs_to_one(s, k, nbufs);
-		SrmWriteRingFree(&s->wring, s->ts);
-		merge_mem(s, &mm);
-		nbufs = SrmPlanScanBuffers(&mm);
-		s->passes = Max(s->passes, s->runs[0]->merges);
-		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		note_mem(s, mem_used(s) + SrmScanMemory(s->ts, s->runs[0], nbufs));
-		s->state = SS_SORTEDONDISK;
-		return;
-	}
-
-	/* the final merge: no output buffers (freed once their writes are done) */
-	SrmWriteRingFree(&s->wring, s->ts);
-	merge_mem(s, &mm);
-	nbufs = SrmPlanFinalBuffers(&mm);
-	/* runs merged early went through more passes */
-	for (i = 0; i < s->nruns; i++)
-		s->passes = Max(s->passes, s->runs[i]->merges + 1);
-	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
-							 &s->counters);
-	note_mem(s, mem_used(s) + SrmMergeMemory(s->ts, s->nruns, nbufs));
-	s->state = SS_FINALMERGE;
 }
 
 /*
@@ -650,12 +407,12 @@ dump_run(SrmSorter *s)
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
 	/* a run's bookkeeping: about the last one's */
-	run = new_run(s, s->nruns > 0 ?
+	run = SrmSorterNewRun(s, s->nruns > 0 ?
 						  s->runs[s->nruns - 1]->meta_bytes : 0);
 	w = SrmWriteRingBegin(&s->wring, s->ts, run);
 	SrmMemLoadWriteRun(&s->load, w);
 	SrmWriteRingEnd(&s->wring, w);
-	add_run(s, run);
+	SrmSorterAddRun(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
@@ -666,7 +423,7 @@ dump_run(SrmSorter *s)
 	{
 		/* the load's memory goes to the early merges' buffers */
 		SrmMemLoadRelease(&s->load);
-		s->no_early_merge = !merge_early(s);
+		s->no_early_merge = !SrmSorterMergeEarly(s);
 	}
 	/* the next run: array and arena share what the rest leaves */
 	other = mem_used(s) - SrmMemLoadBytes(&s->load);
@@ -877,7 +634,8 @@ SrmSorterPerform(SrmSorter *s)
 		case SS_BUILDRUNS:
 			dump_run(s);
 			SrmMemLoadRelease(&s->load);
-			run_merges(s);
+			SrmSorterRunMerges(s);
+			s->state = s->scan != NULL ? SS_SORTEDONDISK : SS_FINALMERGE;
 			break;
 		default:
 			INVALID_STATE(s, "SrmSorterPerform");
@@ -1007,10 +765,10 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 		SrmRun	   *run;
 
 		SrmRunImportExtent(f, &x);
-		run = new_run(s, x.nblocks * sizeof(SrmBlockRef) +
-					  x.nforecast * sizeof(SrmForecastEntry));
+		run = SrmSorterNewRun(s, x.nblocks * sizeof(SrmBlockRef) +
+							  x.nforecast * sizeof(SrmForecastEntry));
 		SrmRunImport(s->ts, run, &x, f);
-		add_run(s, run);
+		SrmSorterAddRun(s, run);
 		s->nruns_initial++;
 		SrmJobAddRun(run->nbytes);
 	}

@@ -616,7 +616,7 @@ check_plan(const SrmMergeMem *mm, const char *what)
 			  "%s: intermediate order %d, but %d fits in %d buffers", what,
 			  plan.inter_order, plan.inter_order + 1, bufs);
 
-	/* the intermediate merges sorter.c runs: down to exactly rf runs */
+	/* the intermediate merges sortmerge.c runs: down to exactly rf runs */
 	if (mm->nruns > 20000)
 		return;
 	n = mm->nruns;
@@ -642,7 +642,7 @@ check_plan(const SrmMergeMem *mm, const char *what)
 		  "%s: intermediate merges leave %d runs, final order %d", what, n,
 		  plan.final_order);
 
-	/* smallest runs first, as sorter.c does: no tuple merged more often */
+	/* smallest runs first, as sortmerge.c does: no tuple merged more often */
 	if (mm->nruns <= 3000 && mm->nruns > plan.final_order)
 	{
 		SimRun	   *runs = palloc(sizeof(SimRun) * mm->nruns);
