@@ -29,11 +29,14 @@ OBJS = \
 	src/psort.o \
 	src/radix.o \
 	src/record.o \
+	src/runexport.o \
 	src/runmeta.o \
 	src/runs.o \
+	src/runwriter.o \
 	src/scan.o \
 	src/shmem.o \
 	src/sorter.o \
+	src/sortmerge.o \
 	src/sortstats.o \
 	src/srmsort.o \
 	src/tape.o \

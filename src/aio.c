@@ -508,14 +508,12 @@ finish_short(SrmIo *io)
 }
 
 /*
- * SrmIoWait
- *		See aio.h.
+ * SrmIoWaitBusy
+ *		SrmIoWait of a request that is not idle; see aio.h.
  */
 void
-SrmIoWait(SrmIoSet *set, SrmIo *io)
+SrmIoWaitBusy(SrmIoSet *set, SrmIo *io)
 {
-	if (io->state == SRM_IO_IDLE)
-		return;
 	if (io->state == SRM_IO_PREPARED)
 		SrmIoSubmit(set);
 	if (io->state == SRM_IO_INFLIGHT)

@@ -104,7 +104,15 @@ extern void SrmIoSubmit(SrmIoSet *set);
  * With the set's soft_errors, a failure does not ERROR: io->result says
  * what happened (bytes transferred, or -errno).
  */
-extern void SrmIoWait(SrmIoSet *set, SrmIo *io);
+extern void SrmIoWaitBusy(SrmIoSet *set, SrmIo *io);
+
+/* An idle request (never used, or waited for) returns at once, inline. */
+static inline void
+SrmIoWait(SrmIoSet *set, SrmIo *io)
+{
+	if (io->state != SRM_IO_IDLE)
+		SrmIoWaitBusy(set, io);
+}
 
 /*
  * Wait for every request of the set, ignoring errors and interrupts.  Safe

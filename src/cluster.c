@@ -321,8 +321,10 @@ log_sort(Relation OldHeap, SrmSorter *sorter, double ntuples,
 		return;
 	SrmSorterGetStats(sorter, &s);
 	ereport(srmsort_trace ? LOG : DEBUG1,
-			(errmsg("srmsort: sorted table \"%s\" for CLUSTER: %.0f tuples, %.3f s",
-					RelationGetRelationName(OldHeap), ntuples, seconds),
+			(errmsg_plural("srmsort: sorted table \"%s\" for CLUSTER: %.0f tuple, %.3f s",
+						   "srmsort: sorted table \"%s\" for CLUSTER: %.0f tuples, %.3f s",
+						   (unsigned long) ntuples,
+						   RelationGetRelationName(OldHeap), ntuples, seconds),
 			 errdetail_internal("%s.", SrmSortStatsText(&s))));
 }
 

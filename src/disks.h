@@ -28,8 +28,6 @@
 
 #define SRM_MAX_DISKS		64
 #define SRM_IO_ALIGN		4096	/* buffer/offset/length alignment for O_DIRECT */
-#define SRM_BUF_SLACK		64		/* memory charged per block buffer beyond its
-									 * block (buffers come in one allocation) */
 
 typedef struct SrmDisk
 {

@@ -89,8 +89,7 @@ super_buf(SrmDsmReader *d, SrmDsmRun *dr, int s, int i)
 static void
 wait_super(SrmDsmReader *d, SrmDsmRun *dr, int s, int i)
 {
-	if (dr->io[s][i].state != SRM_IO_IDLE)
-		SrmIoWait(d->ts->io, &dr->io[s][i]);
+	SrmIoWait(d->ts->io, &dr->io[s][i]);
 }
 
 /*

@@ -414,9 +414,9 @@ get_attr(SrmKeys *keys, const void *tuple, int k, bool *isnull)
  *		The first key of a stored tuple, never abbreviated.
  */
 Datum
-SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull)
+SrmKeysGetKey0(SrmKeys *keys, const void *tuple, bool *isnull)
 {
-	return get_attr((SrmKeys *) keys, tuple, 0, isnull);
+	return get_attr(keys, tuple, 0, isnull);
 }
 
 /*
@@ -508,13 +508,13 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 	switch (keys->norm)
 	{
 		case SRM_NORM_INT16:
-			u = (uint64) (int64) DatumGetInt16(d) ^ UINT64CONST(0x8000000000000000);
+			u = SrmIntNorm(DatumGetInt16(d));
 			break;
 		case SRM_NORM_INT32:
-			u = (uint64) (int64) DatumGetInt32(d) ^ UINT64CONST(0x8000000000000000);
+			u = SrmIntNorm(DatumGetInt32(d));
 			break;
 		case SRM_NORM_INT64:
-			u = (uint64) DatumGetInt64(d) ^ UINT64CONST(0x8000000000000000);
+			u = SrmIntNorm(DatumGetInt64(d));
 			break;
 		case SRM_NORM_FLOAT4:
 			u = float_norm((double) DatumGetFloat4(d));
@@ -560,7 +560,7 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 		case SRM_NORM_NONE:
 			elog(ERROR, "srmsort: key is not normalized");
 	}
-	*key = keys->norm_desc ? ~u : u;
+	*key = SrmNormFold(u, keys->norm_desc);
 }
 
 /*
@@ -575,7 +575,7 @@ SrmKeysNormalizeBytes(SrmKeys *keys, const unsigned char *p, Size len,
 	uint64		u = SrmBytesNorm(p, len);
 
 	*nrank = SRM_NRANK_VALUE;
-	*key = keys->norm_desc ? ~u : u;
+	*key = SrmNormFold(u, keys->norm_desc);
 }
 
 /*

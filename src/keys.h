@@ -94,10 +94,10 @@ extern SrmKeys *SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc);
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,
 								   SortSupport ssup, bool abbreviate);
 
-/* The first key of a stored tuple, in full (SrmKeyFn for forecasts). */
-extern Datum SrmKeysGetKey0(void *keys, const void *tuple, bool *isnull);
+/* The first key of a stored tuple, in full (forecast keys). */
+extern Datum SrmKeysGetKey0(SrmKeys *keys, const void *tuple, bool *isnull);
 
-/* Type of the first key: for copying forecast keys. */
+/* Type of the first key: for copying forecast keys (SrmRecFormat). */
 extern void SrmKeysKey0Type(SrmKeys *keys, bool *byval, int16 *typlen);
 
 /* Set datum1/isnull1 of t from its tuple; abbreviated if requested. */
@@ -143,6 +143,37 @@ SrmBytesNorm(const unsigned char *p, Size len)
 	for (i = 0; i < 8; i++)
 		u = (u << 8) | (i < (int) len ? p[i] : 0);
 	return u;
+}
+
+/*
+ * SrmIntNorm
+ *		A signed integer as a normalized key: the sign bit flipped, so that
+ *		unsigned order is the integers' order.
+ */
+static inline uint64
+SrmIntNorm(int64 v)
+{
+	return (uint64) v ^ UINT64CONST(0x8000000000000000);
+}
+
+/* A normalized key with DESC folded in: inverted, so that order flips. */
+static inline uint64
+SrmNormFold(uint64 u, bool desc)
+{
+	return desc ? ~u : u;
+}
+
+/*
+ * SrmKeysNeedTies
+ *		Whether equal normalized keys still need the tuples compared: they
+ *		do unless the key encodes the one and only sort key in full (index
+ *		sorts also order by heap TID).
+ */
+static inline bool
+SrmKeysNeedTies(SrmKeys *keys)
+{
+	return !(keys->norm_exhaustive && keys->nkeys == 1 &&
+			 keys->kind != SRM_KEYS_INDEX);
 }
 
 /* Compare two tuples with normalized first keys. */

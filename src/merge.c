@@ -70,6 +70,7 @@
 #include "dsmread.h"
 #include "forecast.h"
 #include "merge.h"
+#include "mergeplan.h"
 
 typedef struct SrmBuf
 {
@@ -112,8 +113,7 @@ typedef struct SrmInput
 	char	   *big_in_heap;	/* BIG record now in the main merge */
 	const char *cur_rec;		/* the record of the current tuple */
 	Size		cur_reclen;
-	char	   *tbuf[2];		/* tuple buffers, used in turn */
-	Size		tcap[2];
+	SrmTupleBuf tbuf[2];		/* tuple buffers, used in turn */
 	int			tnext;			/* the one to use next */
 	dlist_head	placeholders;	/* this run's placeholders in LQ */
 } SrmInput;
@@ -189,8 +189,7 @@ put_buf(SrmMerge *m, SrmBuf *b)
 static inline void
 wait_buf(SrmMerge *m, SrmBuf *b)
 {
-	if (b->io.state != SRM_IO_IDLE)
-		SrmIoWait(m->ts->io, &b->io);
+	SrmIoWait(m->ts->io, &b->io);
 }
 
 /* ---------- placeholders, LQ and OQ ---------- */
@@ -455,8 +454,7 @@ set_leading(SrmMerge *m, int r, int64 blockno, char *data, SrmIo *io)
 	SrmInput   *in = &m->inputs[r];
 	SrmBlockHeader *hdr;
 
-	if (io->state != SRM_IO_IDLE)
-		SrmIoWait(m->ts->io, io);
+	SrmIoWait(m->ts->io, io);
 	SrmTapeCheckBlock(m->ts, in->run, blockno, data);
 	/* in memory for good: the slot can take later writes */
 	SrmTapeReleaseBlock(m->ts, in->run, blockno);
@@ -594,30 +592,16 @@ static void *
 materialize(SrmMerge *m, int r)
 {
 	SrmInput   *in = &m->inputs[r];
-	Size		len;
-	Size		bs = m->ts->block_size;
 	int			f;
 
 	if (m->cur[r].tuple != NULL)
 		return m->cur[r].tuple;
-	len = SrmRecTupleLen(m->ts->fmt, in->cur_rec);
 	f = in->tnext;
 	in->tnext ^= 1;
-	if (in->tcap[f] < len || (in->tcap[f] > bs && len <= bs))
-	{
-		Size		cap = 64;
-
-		while (cap < len && cap <= bs)
-			cap *= 2;
-		cap = Max(cap, len);
-		if (in->tbuf[f] != NULL)
-			pfree(in->tbuf[f]);
-		in->tbuf[f] = MemoryContextAllocHuge(m->cxt, cap);
-		in->tcap[f] = cap;
-	}
-	SrmRecMaterialize(m->ts->fmt, in->cur_rec, in->tbuf[f]);
-	m->cur[r].tuple = in->tbuf[f];
-	return in->tbuf[f];
+	m->cur[r].tuple = SrmRecMaterializeInto(m->ts->fmt, in->cur_rec,
+											&in->tbuf[f], m->ts->block_size,
+											m->cxt);
+	return m->cur[r].tuple;
 }
 
 /*
@@ -842,8 +826,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
 	m->normalized = (keys->norm != SRM_NORM_NONE);
-	m->ties = !(m->normalized && keys->norm_exhaustive && keys->nkeys == 1 &&
-				 keys->kind != SRM_KEYS_INDEX);
+	m->ties = !m->normalized || SrmKeysNeedTies(keys);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
@@ -1050,6 +1033,17 @@ SrmMergeToRun(SrmMerge *m, SrmRunWriter *w)
 						   (uint64) m->cur[r].datum1, m->cur[r].nrank);
 		merge_advance(m, r);
 	}
+}
+
+/*
+ * SrmMergeMemory
+ *		See merge.h.
+ */
+Size
+SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
+{
+	return SrmRunOpenBytes(ts) * (Size) nruns +
+		(Size) nbufs * (ts->block_size + SRM_BUF_SLACK);
 }
 
 /*

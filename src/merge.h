@@ -12,7 +12,7 @@
 #define SRM_MERGE_H
 
 #include "keys.h"
-#include "tape.h"
+#include "runwriter.h"
 
 /* Counters a sort accumulates over all its merges. */
 typedef struct SrmMergeCounters
@@ -42,5 +42,12 @@ extern void SrmMergeToRun(SrmMerge *m, SrmRunWriter *w);
 
 /* Wait for outstanding reads and free the merge's memory. */
 extern void SrmMergeEnd(SrmMerge *m);
+
+/*
+ * The memory a merge of nruns runs through nbufs input buffers counts
+ * against the budget: its buffers and, for paged runs, the inputs' page
+ * caches (an output run's are the writer's).
+ */
+extern Size SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs);
 
 #endif							/* SRM_MERGE_H */

@@ -9,8 +9,9 @@
  * input blocks, 2D output blocks (intermediate merges only) and the
  * charged bookkeeping of all runs within the budget.
  *
- * Everything here is arithmetic on plain numbers (SrmMergeMem): it reads
- * no sort's state and changes none.  sorter.c runs the merges it plans.
+ * Everything here is arithmetic on plain numbers (SrmMergeMem, and the
+ * settings and sizes it needs as SrmPlanLimits): it reads no sort's state
+ * and no setting, and changes nothing.  sortmerge.c runs the merges it plans.
  *
  * IDENTIFICATION
  *	  src/mergeplan.c
@@ -22,10 +23,7 @@
 #include <limits.h>
 #include <math.h>
 
-#include "disks.h"
 #include "mergeplan.h"
-#include "srmsort.h"
-#include "tape.h"
 
 /*
  * passes_for
@@ -53,10 +51,10 @@ passes_for(double nruns, int rf, int ri)
 /*
  * srm_order
  *		Largest merge order nbufs buffers allow: 2R + D buffers (SRM) or 2D
- *		per run (DSM), at most srmsort.max_merge_order.
+ *		per run (DSM), at most max_order (srmsort.max_merge_order).
  */
 static int
-srm_order(bool dsm, double nbufs, int D)
+srm_order(int max_order, bool dsm, double nbufs, int D)
 {
 	double		r;
 
@@ -64,7 +62,7 @@ srm_order(bool dsm, double nbufs, int D)
 		r = floor(nbufs / (2.0 * D));
 	else
 		r = floor((nbufs - D) / 2.0);
-	return (int) Max(Min(r, (double) srmsort_max_merge_order), 0);
+	return (int) Max(Min(r, (double) max_order), 0);
 }
 
 /*
@@ -80,7 +78,7 @@ merge_need(bool dsm, int D)
 
 /*
  * SrmPlanDisks
- *		The most workfile disks (up to SRM_MAX_DISKS) over which a merge of
+ *		The most workfile disks (up to limits.max_disks) over which a merge of
  *		two runs fits in the budget beside the charged share of the runs'
  *		bookkeeping, with blocks of SRM_MIN_AUTO_BLOCK_KB; *min_block is
  *		that size, or SRM_TIGHT_BLOCK_KB when not even one disk fits so.
@@ -91,7 +89,7 @@ merge_need(bool dsm, int D)
  * out.
  */
 int
-SrmPlanDisks(Size budget, bool dsm, int *min_block)
+SrmPlanDisks(SrmPlanLimits limits, Size budget, bool dsm, int *min_block)
 {
 	double		usable = (double) budget - budget / SRM_META_CHARGED_SHARE;
 	int			B = SRM_MIN_AUTO_BLOCK_KB * 1024;
@@ -100,7 +98,7 @@ SrmPlanDisks(Size budget, bool dsm, int *min_block)
 	if (merge_need(dsm, 1) * (double) (B + SRM_BUF_SLACK) > usable)
 		B = SRM_TIGHT_BLOCK_KB * 1024;
 	*min_block = B;
-	for (D = SRM_MAX_DISKS; D > 1; D--)
+	for (D = limits.max_disks; D > 1; D--)
 		if (merge_need(dsm, D) * (double) (B + SRM_BUF_SLACK) <= usable)
 			break;
 	return D;
@@ -109,13 +107,34 @@ SrmPlanDisks(Size budget, bool dsm, int *min_block)
 /*
  * block_meta
  *		The runs' bookkeeping in memory for total bytes of runs in blocks of
- *		B bytes (arrays grown by doubling: a third more), up to its share.
+ *		B bytes, per_block of it per block (arrays grown by doubling: a
+ *		third more), up to its share.
  */
 static double
-block_meta(double total, int B, Size budget)
+block_meta(double total, int B, Size budget, Size per_block)
 {
-	return Min(total / B * 1.33 * (sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)),
+	return Min(total / B * 1.33 * per_block,
 			   (double) budget / SRM_META_RESIDENT_SHARE);
+}
+
+/*
+ * block_orders
+ *		For blocks of B bytes: the bookkeeping of total bytes of runs
+ *		charged to budget (*meta), and the orders of the final (*rf) and
+ *		intermediate (*ri, beside its 2D output buffers) merges that the
+ *		rest of budget allows over D disks.  The block size rules compare
+ *		block sizes by these.
+ */
+static void
+block_orders(SrmPlanLimits limits, bool dsm, Size budget, int D, int B,
+			 double total, double *meta, int *rf, int *ri)
+{
+	double		bufs;
+
+	*meta = block_meta(total, B, budget, limits.block_meta);
+	bufs = (budget - *meta) / (B + SRM_BUF_SLACK);
+	*rf = srm_order(limits.max_order, dsm, bufs, D);
+	*ri = srm_order(limits.max_order, dsm, bufs - 2.0 * D, D);
 }
 
 /*
@@ -142,7 +161,7 @@ block_better(double nruns, int rf, int ri, int *best_p1, int *best_p4)
 
 /*
  * SrmPlanBlockSize
- *		The largest block size, between min_block and srmsort.block_size, that
+ *		The largest block size, between min_block and limits.max_block, that
  *		gives the minimal number of merge passes for the expected input.
  *
  * Called when the first run is due, so the first memory load (first_tuples
@@ -157,8 +176,8 @@ block_better(double nruns, int rf, int ri, int *best_p1, int *best_p4)
  * blocks too large for small budgets, and an extra pass.
  */
 int
-SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
-				 double est_rows, double est_input,
+SrmPlanBlockSize(SrmPlanLimits limits, Size budget, bool dsm, int D,
+				 int min_block, double est_rows, double est_input,
 				 double first_tuples, double first_bytes)
 {
 	double		first = Max(first_tuples, 1.0);
@@ -181,16 +200,17 @@ SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
 	 * fewest for four times as many (an extra pass costs far more than
 	 * smaller blocks do); among equals, the largest block.
 	 */
-	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
+	for (B = limits.max_block; B >= min_block; B /= 2)
 	{
-		double		per = B + SRM_BUF_SLACK;
-		double		meta = block_meta(run_bytes, B, budget);
-		double		load = (double) budget - 2.0 * D * per - meta;
-		double		nruns = ceil(rows / Max(first * load / budget, 1.0));
-		int			rf = srm_order(dsm, (budget - meta) / per, D);
-		int			ri = srm_order(dsm, (budget - meta) / per - 2.0 * D, D);
+		double		meta;
+		double		load;
+		int			rf,
+					ri;
 
-		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
+		block_orders(limits, dsm, budget, D, B, run_bytes, &meta, &rf, &ri);
+		load = (double) budget - 2.0 * D * (B + SRM_BUF_SLACK) - meta;
+		if (block_better(ceil(rows / Max(first * load / budget, 1.0)), rf, ri,
+						 &best_p1, &best_p4))
 			best = B;
 	}
 	return best;
@@ -222,11 +242,11 @@ SrmPlanParticipantDisks(int ndisks, int q, int n, int *first, int *count)
  *		The most disks a merge with mergeKB can use (SrmPlanDisks).
  */
 int
-SrmPlanParallelDisks(int mergeKB)
+SrmPlanParallelDisks(SrmPlanLimits limits, int mergeKB)
 {
 	int			min_block;
 
-	return SrmPlanDisks((Size) mergeKB * 1024, false, &min_block);
+	return SrmPlanDisks(limits, (Size) mergeKB * 1024, false, &min_block);
 }
 
 /*
@@ -239,8 +259,9 @@ SrmPlanParallelDisks(int mergeKB)
  *		block), with the runs the participants' smaller loads give.
  */
 int
-SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
-						 int part_disks, double rows, double tuple_bytes)
+SrmPlanParallelBlockSize(SrmPlanLimits limits, int mergeKB, int runKB,
+						 int nparts, int D, int part_disks, double rows,
+						 double tuple_bytes)
 {
 	double		merge_budget = (double) mergeKB * 1024;
 	double		run_budget = (double) runKB * 1024;
@@ -253,22 +274,23 @@ SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
 	int			best_p4 = INT_MAX;
 	int			B;
 
-	(void) SrmPlanDisks((Size) merge_budget, false, &min_block);
+	(void) SrmPlanDisks(limits, (Size) merge_budget, false, &min_block);
 	best = min_block;
 	/* at least two loads per participant; without an estimate, 64 */
 	rows = Max(rows, (rows > 0 ? 2.0 : 64.0) * nparts * run_budget / rec);
 	total = rows * rec;
-	for (B = srmsort_block_size * 1024; B >= min_block; B /= 2)
+	for (B = limits.max_block; B >= min_block; B /= 2)
 	{
 		double		per = B + SRM_BUF_SLACK;
-		double		meta = block_meta(total, B, (Size) merge_budget);
 		double		load = Max(run_budget - 2.0 * part_disks * per, per);
-		double		nruns = nparts * ceil(total / nparts / load);
-		double		bufs = (merge_budget - meta) / per;
-		int			rf = srm_order(false, bufs, D);
-		int			ri = srm_order(false, bufs - 2.0 * D, D);
+		double		meta;
+		int			rf,
+					ri;
 
-		if (block_better(nruns, rf, ri, &best_p1, &best_p4))
+		block_orders(limits, false, (Size) merge_budget, D, B, total, &meta,
+					 &rf, &ri);
+		if (block_better(nparts * ceil(total / nparts / load), rf, ri,
+						 &best_p1, &best_p4))
 			best = B;
 	}
 	return best;
@@ -319,7 +341,8 @@ merge_avail(const SrmMergeMem *mm)
 
 	if (mm->open_bytes > 0)
 	{
-		int			r = srm_order(mm->dsm, merge_buffers(mm, avail), mm->ndisks);
+		int			r = srm_order(mm->limits.max_order, mm->dsm,
+								  merge_buffers(mm, avail), mm->ndisks);
 
 		avail -= (double) mm->open_bytes * (Min(Max(r, 2), mm->nruns) + 1);
 	}
@@ -351,7 +374,8 @@ SrmPlanEarlyMerge(const SrmMergeMem *mm, int *k, int *nbufs)
 		mm->nruns <= 2)
 		return true;
 	avail = merge_avail(mm);
-	ri = srm_order(mm->dsm, merge_buffers(mm, avail) - 2 * D, D);
+	ri = srm_order(mm->limits.max_order, mm->dsm,
+				   merge_buffers(mm, avail) - 2 * D, D);
 	/* no merge fits: the final plan will say so (too little memory) */
 	if (Min(ri, mm->nruns) < 2)
 		return false;
@@ -373,9 +397,10 @@ SrmPlanMerges(const SrmMergeMem *mm, SrmMergePlan *plan)
 {
 	double		avail = merge_avail(mm);
 	int			out_bufs = 2 * mm->ndisks;
-	int			rf = srm_order(mm->dsm, merge_buffers(mm, avail), mm->ndisks);
-	int			ri = srm_order(mm->dsm, merge_buffers(mm, avail) - out_bufs,
-							   mm->ndisks);
+	int			rf = srm_order(mm->limits.max_order, mm->dsm,
+							   merge_buffers(mm, avail), mm->ndisks);
+	int			ri = srm_order(mm->limits.max_order, mm->dsm,
+							   merge_buffers(mm, avail) - out_bufs, mm->ndisks);
 	int			R;
 
 	plan->avail = avail;

@@ -2,7 +2,7 @@
  *
  * mergeplan.h
  *	  Merge planning: arithmetic on a sort's budget, disks, block size and
- *	  runs.  It decides; sorter.c acts.
+ *	  runs.  It decides; sortmerge.c and sorter.c act.
  *
  * IDENTIFICATION
  *	  src/mergeplan.h
@@ -11,6 +11,27 @@
  */
 #ifndef SRM_MERGEPLAN_H
 #define SRM_MERGEPLAN_H
+
+#define SRM_MIN_AUTO_BLOCK_KB	16	/* the smallest block size chosen */
+#define SRM_TIGHT_BLOCK_KB	8	/* ... and where one disk needs smaller */
+#define SRM_PREFETCH_READS	8	/* SRM merges: Parallel_Reads of read-ahead
+								 * beyond the 2R + D blocks they need */
+#define SRM_BUF_SLACK		64	/* memory charged per block buffer beyond its
+								 * block (buffers come in one allocation) */
+
+/*
+ * What the planner takes from the rest of srmsort: mergeplan.c reads no
+ * setting and knows no other module's types (SrmSorterPlanLimits fills
+ * this in).
+ */
+typedef struct SrmPlanLimits
+{
+	int			max_disks;		/* SRM_MAX_DISKS */
+	int			max_block;		/* srmsort.block_size, in bytes */
+	int			max_order;		/* srmsort.max_merge_order */
+	Size		block_meta;		/* a run's bookkeeping per block: its block
+								 * reference and forecast entry */
+} SrmPlanLimits;
 
 /*
  * The runs' bookkeeping in memory (a block reference and a forecast key per
@@ -40,6 +61,7 @@ SrmMetaCharged(Size budget, Size meta)
 /* What a merge's memory depends on, at the time of a decision. */
 typedef struct SrmMergeMem
 {
+	SrmPlanLimits limits;
 	Size		budget;			/* the sort's memory budget */
 	bool		dsm;			/* DSM: 2D buffers per run, else SRM */
 	int			ndisks;			/* D */
@@ -64,12 +86,13 @@ typedef struct SrmMergePlan
 
 /* The most disks a budget can merge over; *min_block the smallest block
  * size to consider. */
-extern int	SrmPlanDisks(Size budget, bool dsm, int *min_block);
+extern int	SrmPlanDisks(SrmPlanLimits limits, Size budget, bool dsm, int *min_block);
 
 /* The block size for the expected input, when the first run is due. */
-extern int	SrmPlanBlockSize(Size budget, bool dsm, int D, int min_block,
-							 double est_rows, double est_input,
-							 double first_tuples, double first_bytes);
+extern int	SrmPlanBlockSize(SrmPlanLimits limits, Size budget, bool dsm,
+							 int D, int min_block, double est_rows,
+							 double est_input, double first_tuples,
+							 double first_bytes);
 
 /* During run formation: the next early merge (*k runs through *nbufs
  * buffers; *k = 0 when the bookkeeping is back under its share); false if
@@ -91,10 +114,11 @@ extern int	SrmPlanFinalBuffers(const SrmMergeMem *mm);
 extern int	SrmPlanScanBuffers(const SrmMergeMem *mm);
 
 /* a parallel build's block size, and the most disks a merge budget can use */
-extern int	SrmPlanParallelBlockSize(int mergeKB, int runKB, int nparts, int D,
+extern int	SrmPlanParallelBlockSize(SrmPlanLimits limits, int mergeKB,
+									 int runKB, int nparts, int D,
 									 int part_disks, double rows,
 									 double tuple_bytes);
-extern int	SrmPlanParallelDisks(int mergeKB);
+extern int	SrmPlanParallelDisks(SrmPlanLimits limits, int mergeKB);
 
 /* the disks participant q of n writes its runs to: [*first, + *count) */
 extern void SrmPlanParticipantDisks(int ndisks, int q, int n, int *first,

@@ -467,10 +467,12 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	SpinLockInit(&sh->mutex);
 
 	/* the disks: as many as the merge can use */
-	maxdisks = SrmPlanParallelDisks(maintenance_work_mem);
+	maxdisks = SrmPlanParallelDisks(SrmSorterPlanLimits(),
+									maintenance_work_mem);
 	SrmSharedDisksInit(&sh->disks, pcxt->seg, maxdisks, 2 * (nworkers + 2));
 	part_disks = Max(sh->disks.ndisks / nparticipants, 1);
-	sh->block_size = SrmPlanParallelBlockSize(maintenance_work_mem,
+	sh->block_size = SrmPlanParallelBlockSize(SrmSorterPlanLimits(),
+											  maintenance_work_mem,
 											  maintenance_work_mem / nparticipants,
 											  nparticipants, sh->disks.ndisks,
 											  part_disks, estRows, tupleBytes);

@@ -116,11 +116,13 @@ SrmPSortInit(void *space, dsm_segment *seg, int nworkers, int workMemKB,
 	sh->nworkers = nworkers;
 	SpinLockInit(&sh->mutex);
 	/* the files: one per participant, and the leader's merge */
-	SrmSharedDisksInit(&sh->disks, seg, SrmPlanParallelDisks(workMemKB),
+	SrmSharedDisksInit(&sh->disks, seg,
+					   SrmPlanParallelDisks(SrmSorterPlanLimits(), workMemKB),
 					   nworkers + 2);
 	nparts = nworkers + 1;
 	SrmPlanParticipantDisks(sh->disks.ndisks, 0, nparts, &first, &count);
-	sh->block_size = SrmPlanParallelBlockSize(workMemKB, workMemKB, nparts,
+	sh->block_size = SrmPlanParallelBlockSize(SrmSorterPlanLimits(),
+											  workMemKB, workMemKB, nparts,
 											  sh->disks.ndisks, count,
 											  rows, tuple_bytes);
 	return sh;

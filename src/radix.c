@@ -219,18 +219,6 @@ SrmRadixSort(SrmTuple *a, int64 n)
 }
 
 /*
- * SrmRadixNeedsTies
- *		Equal normalized keys are equal tuples only when the key encodes the
- *		one and only sort key in full (index sorts also order by heap TID).
- */
-bool
-SrmRadixNeedsTies(SrmKeys *keys)
-{
-	return !(keys->norm_exhaustive && keys->nkeys == 1 &&
-			 keys->kind != SRM_KEYS_INDEX);
-}
-
-/*
  * SrmRadixFixTies
  *		Sort every group of equal (nrank, datum1) in a[0..n) -- sorted by
  *		SrmRadixSort -- with the full comparison.

@@ -20,9 +20,6 @@
 /* Sort a[0..n) by (nrank, datum1); checks for interrupts. */
 extern void SrmRadixSort(SrmTuple *a, int64 n);
 
-/* Whether tuples with equal (nrank, datum1) need ordering among them. */
-extern bool SrmRadixNeedsTies(SrmKeys *keys);
-
 /* Order the groups of equal (nrank, datum1) of a sorted a[0..n). */
 extern void SrmRadixFixTies(SrmTuple *a, int64 n, SrmKeys *keys);
 

@@ -44,6 +44,7 @@
 #include "access/htup_details.h"
 #include "access/itup.h"
 #include "access/tupmacs.h"
+#include "utils/memutils.h"
 
 #include "record.h"
 
@@ -65,6 +66,7 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->heap = (keys->kind == SRM_KEYS_HEAP);
 	fmt->normalized = (keys->norm != SRM_NORM_NONE);
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
+	SrmKeysKey0Type(keys, &fmt->key0_byval, &fmt->key0_typlen);
 	/* keys costly to make (ICU's, abbreviated ones) are stored, not derived */
 	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
 		keys->norm == SRM_NORM_ICU)
@@ -114,6 +116,8 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 {
 	const uint8 *bits = NULL;
 	const char *v;
+	const unsigned char *bytes;
+	Size		len;
 	int			i;
 
 	if (!fmt->derive)
@@ -161,20 +165,9 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 	v = data + fmt->key_end;
 	if (!VARATT_NOT_PAD_BYTE(v))
 		v = data + fmt->key_off;
-	if (VARATT_IS_1B(v))
-	{
-		if (VARATT_IS_1B_E(v))
-			return false;
-	}
-	else
-	{
-		uint32		h;
-
-		/* 4-byte header: uncompressed values only */
-		memcpy(&h, v, sizeof(h));
-		if (!VARATT_IS_4B_U(&h))
-			return false;
-	}
+	/* its bytes must be there: not toasted, not compressed */
+	if (!SrmRecVarlenaAt(v, &bytes, &len))
+		return false;
 	*p = v;
 	return true;
 }
@@ -183,9 +176,7 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 static inline void
 int_key(SrmKeys *keys, int64 v, uint64 *key, uint8 *nrank)
 {
-	uint64		u = (uint64) v ^ UINT64CONST(0x8000000000000000);
-
-	*key = keys->norm_desc ? ~u : u;
+	*key = SrmNormFold(SrmIntNorm(v), keys->norm_desc);
 	*nrank = SRM_NRANK_VALUE;
 }
 
@@ -206,17 +197,13 @@ key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
 	}
 	if (fmt->key_len == -1)
 	{
-		uint32		h;
+		const unsigned char *bytes;
+		Size		len;
 
-		if (VARATT_IS_1B(p))
-		{
-			SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ_SHORT,
-								  VARSIZE_1B(p) - VARHDRSZ_SHORT, key, nrank);
-			return;
-		}
-		memcpy(&h, p, sizeof(h));
-		SrmKeysNormalizeBytes(keys, (const unsigned char *) p + VARHDRSZ,
-							  VARSIZE_4B(&h) - VARHDRSZ, key, nrank);
+		/* locate_key saw that its bytes are there */
+		if (!SrmRecVarlenaAt(p, &bytes, &len))
+			elog(ERROR, "srmsort: the key column of a record is not inline");
+		SrmKeysNormalizeBytes(keys, bytes, len, key, nrank);
 		return;
 	}
 	if (!fmt->key_byval)
@@ -395,4 +382,24 @@ SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 				 errmsg("srmsort workfile record has no sort key")));
 	key_at(fmt, p, key, nrank);
 	return (body - rec) + bodylen;
+}
+
+/*
+ * SrmTupleBufResize
+ *		Give buf room for a tuple of len bytes, in cxt: a power of two from
+ *		64 bytes up to the block size, or len itself past it.
+ */
+void
+SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
+				  MemoryContext cxt)
+{
+	Size		size = 64;
+
+	while (size < len && size <= block_size)
+		size *= 2;
+	size = Max(size, len);
+	if (buf->data != NULL)
+		pfree(buf->data);
+	buf->data = MemoryContextAllocHuge(cxt, size);
+	buf->size = size;
 }

@@ -37,6 +37,9 @@ typedef struct SrmRecFormat
 								 * key_off (no pad byte can come first)
 								 * when the tuple has no NULLs */
 	bool		key_desc;
+	/* the first key's type, for forecast keys without a normalized form */
+	bool		key0_byval;
+	int16		key0_typlen;
 } SrmRecFormat;
 
 /* The size of the normalized key and NULL rank a record may carry. */
@@ -216,6 +219,68 @@ SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
 }
 
 /*
+ * A reader's buffer for the tuples it rebuilds: grown to the tuple at hand
+ * and, once it has held one longer than a block (a BIG record's), shrunk
+ * again at the next tuple that fits in a block, so that one huge row does
+ * not keep its memory for the rest of the sort.
+ */
+typedef struct SrmTupleBuf
+{
+	char	   *data;
+	Size		size;
+} SrmTupleBuf;
+
+extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
+							  MemoryContext cxt);
+
+/*
+ * SrmRecMaterializeInto
+ *		Rebuild the tuple of the record at rec into buf (resized in cxt if
+ *		need be) and return it; valid until buf's next use.  Inline: the
+ *		merges and scans rebuild every tuple they hand out.
+ */
+static inline void *
+SrmRecMaterializeInto(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					  Size block_size, MemoryContext cxt)
+{
+	Size		len = SrmRecTupleLen(fmt, rec);
+
+	if (unlikely(buf->size < len ||
+				 (buf->size > block_size && len <= block_size)))
+		SrmTupleBufResize(buf, len, block_size, cxt);
+	SrmRecMaterialize(fmt, rec, buf->data);
+	return buf->data;
+}
+
+/*
+ * SrmRecVarlenaAt
+ *		The data and length of the varlena stored (unaligned) at p; false
+ *		if it is toasted or compressed, whose bytes are not there.
+ */
+static inline bool
+SrmRecVarlenaAt(const char *p, const unsigned char **data, Size *len)
+{
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		*data = (const unsigned char *) p + VARHDRSZ_SHORT;
+		*len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+	}
+	else
+	{
+		uint32		h;
+
+		memcpy(&h, p, sizeof(h));
+		if (!VARATT_IS_4B_U(&h))
+			return false;
+		*data = (const unsigned char *) p + VARHDRSZ;
+		*len = VARSIZE_4B(&h) - VARHDRSZ;
+	}
+	return true;
+}
+
+/*
  * SrmRecIntAt
  *		The normalized key of the integer first key (fast_int) stored at p.
  */
@@ -223,7 +288,6 @@ static inline uint64
 SrmRecIntAt(SrmRecFormat *fmt, const char *p)
 {
 	int64		v;
-	uint64		u;
 
 	if (fmt->key_len == 8)
 		memcpy(&v, p, sizeof(int64));
@@ -241,8 +305,7 @@ SrmRecIntAt(SrmRecFormat *fmt, const char *p)
 		memcpy(&v16, p, sizeof(int16));
 		v = v16;
 	}
-	u = (uint64) v ^ UINT64CONST(0x8000000000000000);
-	return fmt->key_desc ? ~u : u;
+	return SrmNormFold(SrmIntNorm(v), fmt->key_desc);
 }
 
 /*
@@ -255,32 +318,15 @@ SrmRecFastKeyAt(SrmRecFormat *fmt, const char *p, uint64 *key)
 {
 	const unsigned char *d;
 	Size		len;
-	uint64		u;
 
 	if (fmt->fast_int)
 	{
 		*key = SrmRecIntAt(fmt, p);
 		return true;
 	}
-	if (VARATT_IS_1B(p))
-	{
-		if (VARATT_IS_1B_E(p))
-			return false;
-		d = (const unsigned char *) p + VARHDRSZ_SHORT;
-		len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
-	}
-	else
-	{
-		uint32		h;
-
-		memcpy(&h, p, sizeof(h));
-		if (!VARATT_IS_4B_U(&h))
-			return false;
-		d = (const unsigned char *) p + VARHDRSZ;
-		len = VARSIZE_4B(&h) - VARHDRSZ;
-	}
-	u = SrmBytesNorm(d, len);
-	*key = fmt->key_desc ? ~u : u;
+	if (!SrmRecVarlenaAt(p, &d, &len))
+		return false;
+	*key = SrmNormFold(SrmBytesNorm(d, len), fmt->key_desc);
 	return true;
 }
 

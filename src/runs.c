@@ -231,6 +231,27 @@ SrmMemLoadNewChunk(SrmMemLoad *load, Size space)
 }
 
 /*
+ * SrmMemLoadChunkFits
+ *		Before a tuple taking space arena bytes joins the load: whether it
+ *		fits, given room, the budget's bytes still free.  It does if the
+ *		open chunk has the space or the load is empty; else a new chunk is
+ *		worth taking only if room holds the tuple and, unless the usual
+ *		chunk is smaller, 8kB (false: write a run first), and the chunk is
+ *		capped at room.
+ */
+bool
+SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room)
+{
+	if (space <= load->arena_left || load->ntuples == 0)
+		return true;
+	if (room < Max(space + SRM_ARENA_SKIP, Min(load->chunk_size, 8192)))
+		return false;
+	if (room < load->chunk_size)
+		load->chunk_cap = room;
+	return true;
+}
+
+/*
  * SrmMemLoadGrow
  *		Double the tuple array if the budget allows it (used = bytes the
  *		sort occupies now).  Returns false if the array is full for good.
@@ -296,7 +317,7 @@ SrmMemLoadSort(SrmMemLoad *load)
 	if (keys->norm != SRM_NORM_NONE)
 	{
 		SrmRadixSort(load->tuples, load->ntuples);
-		if (SrmRadixNeedsTies(keys))
+		if (SrmKeysNeedTies(keys))
 			SrmRadixFixTies(load->tuples, load->ntuples, keys);
 		return;
 	}
@@ -455,8 +476,9 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 /*
  * SrmMemLoadRelease
  *		Between runs (the load is empty): give back the tuple array and every
- *		arena chunk, for merges that run before the next load (sorter.c's
- *		early merges); SrmMemLoadFit sizes a new array afterwards.
+ *		arena chunk, for merges that run before the next load (sortmerge.c's
+ *		early merges; SrmMemLoadFit sizes a new array afterwards) or after
+ *		the last run.
  */
 void
 SrmMemLoadRelease(SrmMemLoad *load)

@@ -12,7 +12,7 @@
 #define SRM_RUNS_H
 
 #include "keys.h"
-#include "tape.h"
+#include "runwriter.h"
 
 /* An arena chunk, kept from run to run (see SrmMemLoadReset). */
 typedef struct SrmArenaChunk
@@ -56,6 +56,7 @@ typedef struct SrmMemLoad
 
 extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
 extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
+extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
 extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
 extern void *SrmMemLoadGet(SrmMemLoad *load, int64 i);

@@ -33,6 +33,7 @@
 
 #include "utils/memutils.h"
 
+#include "mergeplan.h"
 #include "scan.h"
 
 typedef struct SrmScanBuf
@@ -79,18 +80,19 @@ struct SrmScan
 	int			pinned;			/* buffer of the tuple returned last */
 	int			prefetch;		/* head blocks to prefetch (D) */
 	char	   *scratch;		/* for continuation blocks */
-	char	   *tuple;			/* the tuple returned last */
-	Size		tuple_size;
+	SrmTupleBuf tuple;			/* the tuple returned last */
 };
 
 /*
  * SrmScanMemory
- *		Bytes a scan of run with nbufs buffers occupies.
+ *		Bytes a scan of run with nbufs buffers occupies, a paged run's page
+ *		caches included.
  */
 Size
 SrmScanMemory(SrmTapeSet *ts, SrmRun *run, int nbufs)
 {
-	return (Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
+	return SrmRunOpenBytes(ts) +
+		(Size) nbufs * (ts->block_size + SRM_BUF_SLACK + sizeof(SrmScanBuf)) +
 		(Size) (run->nblocks / SRM_SCAN_GROUP + 2) * 2 * sizeof(int64) +
 		sizeof(SrmScan);
 }
@@ -258,8 +260,7 @@ start_read(SrmScan *scan, int i, int64 h)
 {
 	SrmScanBuf *b = &scan->bufs[i];
 
-	if (b->io.state != SRM_IO_IDLE)
-		SrmIoWait(scan->ts->io, &b->io);
+	SrmIoWait(scan->ts->io, &b->io);
 	if (b->big != NULL)
 	{
 		pfree(b->big);
@@ -303,11 +304,11 @@ index_block(SrmScan *scan, SrmScanBuf *b)
 
 		if (len == 0 || off + len > hdr->used)
 			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("srmsort workfile block %u of a run is corrupt",
-							hdr->blockno),
-					 errdetail("Record %u of %u at offset %u has length %zu; %u bytes are used.",
-							   k, hdr->nrecords, off, len, hdr->used)));
+					(SrmTapeErrCorrupt(hdr->blockno),
+					 errdetail_plural("Record %u of %u at offset %u has length %zu; %u byte is used.",
+									  "Record %u of %u at offset %u has length %zu; %u bytes are used.",
+									  hdr->used, k, hdr->nrecords, off, len,
+									  hdr->used)));
 		b->offs[k] = off;
 		off += len;
 	}
@@ -348,19 +349,8 @@ prefetch(SrmScan *scan, int64 h, bool forward, int keep)
 static void *
 rebuild(SrmScan *scan, const char *rec)
 {
-	SrmRecFormat *fmt = scan->ts->fmt;
-	Size		len = SrmRecTupleLen(fmt, rec);
-	Size		bs = scan->ts->block_size;
-
-	if (scan->tuple_size < len || (scan->tuple_size > bs && len <= bs))
-	{
-		if (scan->tuple != NULL)
-			pfree(scan->tuple);
-		scan->tuple_size = Max(len, Min(bs, 1024));
-		scan->tuple = MemoryContextAllocHuge(scan->cxt, scan->tuple_size);
-	}
-	SrmRecMaterialize(fmt, rec, scan->tuple);
-	return scan->tuple;
+	return SrmRecMaterializeInto(scan->ts->fmt, rec, &scan->tuple,
+								 scan->ts->block_size, scan->cxt);
 }
 
 /*
@@ -420,8 +410,7 @@ SrmScanGet(SrmScan *scan, int64 ordinal, bool forward)
 	b->used = ++scan->clock;
 	scan->pinned = i;
 	prefetch(scan, lo, forward, i);
-	if (b->io.state != SRM_IO_IDLE)
-		SrmIoWait(scan->ts->io, &b->io);
+	SrmIoWait(scan->ts->io, &b->io);
 	if (!b->indexed)
 		index_block(scan, b);
 	return rebuild(scan, b->big != NULL ? b->big :
@@ -438,7 +427,6 @@ SrmScanEnd(SrmScan *scan)
 	int			i;
 
 	for (i = 0; i < scan->nbufs; i++)
-		if (scan->bufs[i].io.state != SRM_IO_IDLE)
-			SrmIoWait(scan->ts->io, &scan->bufs[i].io);
+		SrmIoWait(scan->ts->io, &scan->bufs[i].io);
 	MemoryContextDelete(scan->cxt);
 }

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * sorter.c
- *	  The srmsort engine: its API, run formation, running the merges and
- *	  reading the result.
+ *	  The srmsort engine: its API and states, the memory budget, run
+ *	  formation and reading the result.
  *
  * A sort starts in memory.  If its input fits in the budget it is sorted
  * there and nothing is written.  Otherwise it becomes external: the block
@@ -13,7 +13,8 @@
  * as a run striped over the disks from a random start disk (SRM) or from
  * disk 0 (DSM).
  * At SrmSorterPerform the merges are planned (mergeplan.c, which only
- * computes) and run here.
+ * computes) and run (sortmerge.c, which shares the sorter's struct through
+ * sorter_int.h).
  *
  * The states, and what moves a sort between them (only this file does):
  *
@@ -39,11 +40,26 @@
  * call is legal when.
  *
  * Memory: everything lives in the sorter's context, a child of the context
- * current at Begin.  The runs' bookkeeping in memory is charged to the
- * budget up to a share of it (mergeplan.h).  A reset callback on the
- * context drains in-flight I/O and closes the workfiles' kernel fds when
- * the context goes away without SrmSorterEnd (an error), before any buffer
- * is freed; fd.c's resource owner deletes the files themselves.
+ * current at Begin.  A reset callback on the context drains in-flight I/O
+ * and closes the workfiles' kernel fds when the context goes away without
+ * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
+ * owner deletes the files themselves.
+ *
+ * Memory accounting.  What counts against the budget (mem_used) is:
+ *	 - the memory load: its arena chunks and tuple array (runs.c);
+ *	 - the block buffers runs are written through, B + SRM_BUF_SLACK bytes
+ *	   each, and the page caches of the run being written if runs are paged;
+ *	 - the runs' bookkeeping in memory (block references, forecast entries,
+ *	   run headers) up to its share of the budget (SrmMetaCharged);
+ *	 - while a merge or a scan runs, its buffers and its inputs' page caches
+ *	   (SrmMergeMemory, SrmScanMemory; sortmerge.c notes them through
+ *	   SrmSorterNoteMem).
+ * Bookkeeping past its share is held beyond the budget: early merges
+ * (mergeplan.c plans them, sortmerge.c runs them) bring it back.  The
+ * memory peak shown by EXPLAIN (note_mem) is the charged memory plus that
+ * excess.  The sorter's own small structures, the keys and a merge's tree
+ * of runs are not counted.  The merge planner sizes everything from the
+ * same rules (mergeplan.h).
  *
  * IDENTIFICATION
  *	  src/sorter.c
@@ -54,31 +70,21 @@
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
-#include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
 
 #include "merge.h"
 #include "mergeplan.h"
+#include "runexport.h"
 #include "runs.h"
 #include "scan.h"
 #include "shmem.h"
-#include "sorter.h"
+#include "sorter_int.h"
 #include "srmsort.h"
 #include "writering.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
 #define SRM_FETCH_AHEAD 8
-
-typedef enum SrmSorterState
-{
-	SS_INITIAL,					/* loading, everything still in memory */
-	SS_BUILDRUNS,				/* loading, runs being written */
-	SS_RUNSFINISHED,			/* parallel participant: runs to export */
-	SS_SORTEDINMEM,				/* sorted in memory */
-	SS_SORTEDONDISK,			/* sorted into one run, for random access */
-	SS_FINALMERGE				/* final merge streams the result */
-} SrmSorterState;
 
 static const char *const state_names[] = {
 	"initial", "build runs", "runs finished", "sorted in memory",
@@ -92,53 +98,6 @@ static const char *const state_names[] = {
 		 state_names[(s)->state] : "?", (call))
 StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
 				 "a name for every sorter state");
-
-struct SrmSorter
-{
-	MemoryContext cxt;
-	MemoryContextCallback cb;
-	bool		ended;
-	SrmKeys    *keys;
-	int			flags;
-	Size		budget;
-	double		est_input;
-	double		est_rows;		/* index sorts: the heap's estimated rows */
-	SrmSorterState state;
-	bool		dsm;
-	SrmMemLoad	load;
-	SrmRecFormat fmt;			/* records of runs */
-
-	/* external sorts */
-	SrmTapeSet *ts;
-	int			block_size;
-	SrmRun	  **runs;
-	int			nruns;
-	int			maxruns;
-	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
-									 * sum of their meta_bytes */
-	SrmWriteRing wring;			/* the buffers runs are written through */
-	SrmMerge   *merge;
-	SrmScan    *scan;
-	SrmMergeCounters counters;
-	int			merge_order;
-	int			passes;
-	int64		nruns_initial;
-	bool		tight_memory;	/* not even the smallest merge fits */
-	bool		no_early_merge; /* early merges did not fit: never again */
-	bool		job;			/* registered in shared memory */
-	SrmSorterShare *share;		/* parallel builds: the shared disks */
-
-	/* reading, as tuplesort: next tuple forward, and whether at the end */
-	int64		current;
-	bool		eof_reached;
-	int64		markpos;
-	bool		markpos_eof;
-
-	/* statistics */
-	int64		tuples;
-	int64		input_bytes;
-	Size		mem_peak;
-};
 
 static void sorter_reset_callback(void *arg);
 
@@ -176,6 +135,17 @@ note_mem(SrmSorter *s, Size used)
 	used += s->runs_meta_bytes - meta_charged(s);
 	if (used > s->mem_peak)
 		s->mem_peak = used;
+}
+
+/*
+ * SrmSorterNoteMem
+ *		Record the memory peak while a merge or a scan (sortmerge.c) holds
+ *		beside bytes of buffers and page caches on top of mem_used.
+ */
+void
+SrmSorterNoteMem(SrmSorter *s, Size beside)
+{
+	note_mem(s, mem_used(s) + beside);
 }
 
 /*
@@ -261,17 +231,31 @@ SrmSorterBeginIndexOrder(TupleDesc tupdesc, Relation indexRel, int workMemKB,
 /* ---------- external sort set-up ---------- */
 
 /*
+ * SrmSorterPlanLimits
+ *		See sorter.h; the settings as they are now.
+ */
+SrmPlanLimits
+SrmSorterPlanLimits(void)
+{
+	SrmPlanLimits limits = {
+		.max_disks = SRM_MAX_DISKS,
+		.max_block = srmsort_block_size * 1024,
+		.max_order = srmsort_max_merge_order,
+		.block_meta = sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)
+	};
+
+	return limits;
+}
+
+/*
  * shared_disks
- *		The disk set of a participant of a parallel build (NULL for other
- *		sorts: the tape set opens the configured disks).
+ *		The disk set of a participant of a parallel build.
  */
 static SrmDiskSet *
 shared_disks(SrmSorter *s)
 {
 	SrmSorterShare *sh = s->share;
 
-	if (sh == NULL)
-		return NULL;
 	return SrmDiskSetOpenShared(sh->disks, sh->myfile, sh->first_disk,
 								sh->ndisks > 0 ? sh->ndisks : sh->disks->ndisks,
 								sh->peer_first, sh->npeers);
@@ -296,54 +280,48 @@ expected_bytes(SrmSorter *s)
 
 /*
  * go_external
- *		The first run is due: choose the block size, open the disks and
- *		allocate the 2D write buffers.
+ *		The first run is due: open the disks, choose the block size for
+ *		them, make the tape set and allocate the 2D write buffers.
  */
 static void
 go_external(SrmSorter *s)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	bool		byval;
-	int16		typlen;
-	int			D;
+	SrmDiskSet *disks;
+	Oid			spcs[SRM_MAX_DISKS];
 	int			maxdisks;
 	int			min_block;
 	int			i;
 
-	SrmKeysKey0Type(s->keys, &byval, &typlen);
-	/* the disk count is needed for the block size: open with a probe size */
-	maxdisks = SrmPlanDisks(s->budget, s->dsm, &min_block);
+	maxdisks = SrmPlanDisks(SrmSorterPlanLimits(), s->budget, s->dsm,
+							&min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
-	s->ts = SrmTapeSetCreate(srmsort_block_size * 1024, maxdisks,
-							 expected_bytes(s), byval, typlen,
-							 SrmKeysGetKey0, s->keys, &s->fmt, shared_disks(s));
-	D = s->ts->ndisks;
-	{
-		Oid			spcs[SRM_MAX_DISKS];
-
-		for (i = 0; i < D; i++)
-			spcs[i] = s->ts->disks->disks[i].spcOid;
-		SrmJobBegin(spcs, D, s->ts->disks->partno);
-		s->job = true;
-	}
+	disks = s->share ? shared_disks(s) :
+		SrmDiskSetOpen(maxdisks, expected_bytes(s));
 	s->block_size = s->share ? s->share->block_size :
-		SrmPlanBlockSize(s->budget, s->dsm, SrmTapeWidth(s->ts), min_block,
+		SrmPlanBlockSize(SrmSorterPlanLimits(), s->budget, s->dsm,
+						 SrmTapeWidthFor(disks, maxdisks), min_block,
 						 s->est_rows, s->est_input,
 						 (double) s->load.ntuples,
 						 (double) s->input_bytes);
-	s->ts->block_size = s->block_size;
 
 	/*
-	 * Two periods of the stripe of new runs in flight.  A participant of a
-	 * parallel build writes to its disks only: its range first, so that
-	 * the ring is sized for its stripe, as SrmPlanParallelBlockSize plans
-	 * its loads, not for all the disks.
+	 * A participant of a parallel build writes its runs to its range of
+	 * the shared disks only.
 	 */
-	if (s->share != NULL)
-	{
-		s->ts->run_first = s->share->first_disk;
-		s->ts->run_ndisks = s->share->ndisks;
-	}
+	s->ts = SrmTapeSetCreate(disks, maxdisks, s->block_size,
+							 s->share ? s->share->first_disk : 0,
+							 s->share ? s->share->ndisks : 0, &s->fmt);
+	for (i = 0; i < disks->ndisks; i++)
+		spcs[i] = disks->disks[i].spcOid;
+	SrmJobBegin(spcs, disks->ndisks, disks->partno);
+	s->job = true;
+
+	/*
+	 * Two periods of the stripe of new runs in flight: for a participant
+	 * that of its range, as SrmPlanParallelBlockSize plans its loads, not
+	 * that of all the disks.
+	 */
 	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
 	SrmWriteRingAlloc(&s->wring, s->ts, 2 * s->ts->stripes[i].width, false,
 					  s->cxt);
@@ -354,13 +332,13 @@ go_external(SrmSorter *s)
 }
 
 /*
- * new_run
+ * SrmSorterNewRun
  *		An empty run on a random start disk (SRM) or disk 0 (DSM).  expect
  *		is the bookkeeping it will probably need: if that would take the
  *		bookkeeping in memory past its share, runs are paged from now on.
  */
-static SrmRun *
-new_run(SrmSorter *s, Size expect)
+SrmRun *
+SrmSorterNewRun(SrmSorter *s, Size expect)
 {
 	if (!s->ts->page_meta &&
 		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
@@ -369,11 +347,11 @@ new_run(SrmSorter *s, Size expect)
 }
 
 /*
- * add_run
+ * SrmSorterAddRun
  *		Append a finished run to the sort's list of runs.
  */
-static void
-add_run(SrmSorter *s, SrmRun *run)
+void
+SrmSorterAddRun(SrmSorter *s, SrmRun *run)
 {
 	if (s->nruns >= s->maxruns)
 	{
@@ -384,207 +362,6 @@ add_run(SrmSorter *s, SrmRun *run)
 	/* a running total: summing over thousands of runs at every check would
 	 * be quadratic in the runs */
 	s->runs_meta_bytes += run->meta_bytes;
-}
-
-/* ---------- running the merges ---------- */
-
-/*
- * merge_mem
- *		The numbers the merge planner decides on, as they are now.
- */
-static void
-merge_mem(SrmSorter *s, SrmMergeMem *mm)
-{
-	mm->budget = s->budget;
-	mm->dsm = s->dsm;
-	mm->ndisks = SrmTapeWidth(s->ts);
-	mm->block_size = s->block_size;
-	mm->meta = s->runs_meta_bytes;
-	mm->load = SrmMemLoadBytes(&s->load);
-	mm->open_bytes = SrmRunOpenBytes(s->ts);
-	mm->nruns = s->nruns;
-}
-
-/*
- * take_smallest_runs
- *		Move the k smallest runs to the end of s->runs (so that merging
- *		them moves the least data) and return a pointer to them.
- */
-static SrmRun **
-take_smallest_runs(SrmSorter *s, int k)
-{
-	int			i,
-				j;
-
-	/* selection: the i-th smallest goes to position nruns - 1 - i */
-	for (i = 0; i < k; i++)
-	{
-		int			pos = s->nruns - 1 - i;
-		int			small = pos;
-		SrmRun	   *tmp;
-
-		for (j = 0; j < pos; j++)
-			if (s->runs[j]->nbytes < s->runs[small]->nbytes)
-				small = j;
-		tmp = s->runs[pos];
-		s->runs[pos] = s->runs[small];
-		s->runs[small] = tmp;
-	}
-	return &s->runs[s->nruns - k];
-}
-
-/*
- * merge_runs_to_one
- *		An intermediate merge: the k smallest runs become one new run,
- *		through nbufs input buffers; the memory peak is noted.
- */
-static void
-merge_runs_to_one(SrmSorter *s, int k, int nbufs)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	SrmRun	  **inputs = take_smallest_runs(s, k);
-	SrmRun	   *out;
-	SrmRunWriter *w;
-	SrmMerge   *m;
-	int			i;
-	Size		expect = 0;
-
-	/* the output's bookkeeping is about the inputs' together */
-	for (i = 0; i < k; i++)
-		expect += inputs[i]->meta_bytes;
-	out = new_run(s, expect);
-	for (i = 0; i < k; i++)
-		out->merges = Max(out->merges, inputs[i]->merges + 1);
-
-	/* the inputs' last blocks may still be on their way (write-behind) */
-	SrmWriteRingWait(&s->wring, s->ts);
-	m = SrmMergeBegin(s->ts, s->keys, inputs, k, nbufs, s->dsm, &s->counters);
-	w = SrmWriteRingBegin(&s->wring, s->ts, out);
-	SrmMergeToRun(m, w);
-	SrmWriteRingEnd(&s->wring, w);
-	SrmMergeEnd(m);
-
-	for (i = 0; i < k; i++)
-	{
-		s->runs_meta_bytes -= inputs[i]->meta_bytes;
-		SrmRunFree(s->ts, inputs[i]);
-	}
-	s->nruns -= k;
-	add_run(s, out);
-	/* the page caches of the k paged inputs (the output's are in mem_used) */
-	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) k +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * merge_early
- *		Between runs, while the runs' bookkeeping is past its share: merge
- *		the smallest runs (SrmPlanEarlyMerge).  False if no merge fits.
- */
-static bool
-merge_early(SrmSorter *s)
-{
-	for (;;)
-	{
-		SrmMergeMem mm;
-		int			k;
-		int			nbufs;
-
-		merge_mem(s, &mm);
-		if (!SrmPlanEarlyMerge(&mm, &k, &nbufs))
-			return false;
-		if (k == 0)
-			return true;
-		merge_runs_to_one(s, k, nbufs);
-	}
-}
-
-/*
- * debug_pause_before_merge
- *		Tests act on a sort that sits between run formation and its merges
- *		(fill a workfile disk, watch the progress phase): the developer
- *		option srmsort.debug_merge_pause makes every sort that wrote runs
- *		wait that long there, interruptibly.  At 0 (always, outside tests)
- *		it costs one load.
- */
-static void
-debug_pause_before_merge(void)
-{
-	int			ms;
-
-	for (ms = srmsort_debug_merge_pause; ms > 0; ms -= 10)
-	{
-		CHECK_FOR_INTERRUPTS();
-		pg_usleep(10000L);
-	}
-}
-
-/*
- * run_merges
- *		All runs are written: plan the merges, run the intermediate ones and
- *		start the final merge (SS_FINALMERGE) or, for random access, merge
- *		to one run and start its scan (SS_SORTEDONDISK).
- */
-static void
-run_merges(SrmSorter *s)
-{
-	SrmMergeMem mm;
-	SrmMergePlan plan;
-	int			D = s->ts->ndisks;
-	bool		to_one = (s->flags & SRM_SORT_RANDOMACCESS) != 0;
-	int			k;
-	int			nbufs;
-	int			i;
-
-	merge_mem(s, &mm);
-	SrmPlanMerges(&mm, &plan);
-	if (plan.tight && !s->tight_memory)
-		ereport(DEBUG1,
-				(errmsg_internal("srmsort: the budget of %zukB is too small for a merge of two runs over %d workfile disk%s with %dkB blocks beside %zukB of run bookkeeping",
-								 s->budget / 1024, D, D == 1 ? "" : "s",
-								 s->block_size / 1024,
-								 (Size) Max((double) s->budget - plan.avail, 0.0) / 1024)));
-	s->tight_memory |= plan.tight;
-	s->passes = plan.passes;
-	s->merge_order = plan.merge_order;
-
-	/* intermediate merges, of the smallest runs first */
-	SrmJobSetPhase(SRM_PHASE_MERGE, 1);
-	debug_pause_before_merge();
-	while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, false, &nbufs)) > 0)
-		merge_runs_to_one(s, k, nbufs);
-
-	if (to_one)
-	{
-		/* write the result once more as one run, readable both ways */
-		while ((k = SrmPlanNextMerge(&mm, &plan, s->nruns, true, &nbufs)) > 0)
-			merge_runs_to_one(s, k, nbufs);
-		SrmWriteRingFree(&s->wring, s->ts);
-		merge_mem(s, &mm);
-		nbufs = SrmPlanScanBuffers(&mm);
-		s->passes = Max(s->passes, s->runs[0]->merges);
-		SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-		s->scan = SrmScanBegin(s->ts, s->runs[0], nbufs);
-		note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) +
-				 SrmScanMemory(s->ts, s->runs[0], nbufs));
-		s->state = SS_SORTEDONDISK;
-		return;
-	}
-
-	/* the final merge: no output buffers (freed once their writes are done) */
-	SrmWriteRingFree(&s->wring, s->ts);
-	merge_mem(s, &mm);
-	nbufs = SrmPlanFinalBuffers(&mm);
-	/* runs merged early went through more passes */
-	for (i = 0; i < s->nruns; i++)
-		s->passes = Max(s->passes, s->runs[i]->merges + 1);
-	SrmJobSetPhase(SRM_PHASE_FINAL, s->passes);
-	s->merge = SrmMergeBegin(s->ts, s->keys, s->runs, s->nruns, nbufs, s->dsm,
-							 &s->counters);
-	note_mem(s, mem_used(s) + SrmRunOpenBytes(s->ts) * (Size) s->nruns +
-			 (Size) nbufs * (s->block_size + SRM_BUF_SLACK));
-	s->state = SS_FINALMERGE;
 }
 
 /*
@@ -630,12 +407,12 @@ dump_run(SrmSorter *s)
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
 	/* a run's bookkeeping: about the last one's */
-	run = new_run(s, s->nruns > 0 ?
+	run = SrmSorterNewRun(s, s->nruns > 0 ?
 						  s->runs[s->nruns - 1]->meta_bytes : 0);
 	w = SrmWriteRingBegin(&s->wring, s->ts, run);
 	SrmMemLoadWriteRun(&s->load, w);
 	SrmWriteRingEnd(&s->wring, w);
-	add_run(s, run);
+	SrmSorterAddRun(s, run);
 	s->nruns_initial++;
 	SrmJobAddRun(run->nbytes);
 	SrmMemLoadReset(&s->load);
@@ -646,7 +423,7 @@ dump_run(SrmSorter *s)
 	{
 		/* the load's memory goes to the early merges' buffers */
 		SrmMemLoadRelease(&s->load);
-		s->no_early_merge = !merge_early(s);
+		s->no_early_merge = !SrmSorterMergeEarly(s);
 	}
 	/* the next run: array and arena share what the rest leaves */
 	other = mem_used(s) - SrmMemLoadBytes(&s->load);
@@ -693,13 +470,10 @@ make_room(SrmSorter *s, Size len)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
 		Size		used = mem_used(s);
-		Size		room = used < s->budget ? s->budget - used : 0;
 
-		if (load->ntuples > 0 &&
-			room < Max(space + SRM_ARENA_SKIP, Min(load->chunk_size, 8192)))
+		if (!SrmMemLoadChunkFits(load, space,
+								 used < s->budget ? s->budget - used : 0))
 			dump_run(s);
-		else if (load->ntuples > 0 && room < load->chunk_size)
-			load->chunk_cap = room;
 	}
 }
 
@@ -859,11 +633,9 @@ SrmSorterPerform(SrmSorter *s)
 			break;
 		case SS_BUILDRUNS:
 			dump_run(s);
-			pfree(s->load.tuples);
-			s->load.tuples = NULL;
-			s->load.maxtuples = 0;
-			SrmMemLoadTrim(&s->load, 0);
-			run_merges(s);
+			SrmMemLoadRelease(&s->load);
+			SrmSorterRunMerges(s);
+			s->state = s->scan != NULL ? SS_SORTEDONDISK : SS_FINALMERGE;
 			break;
 		default:
 			INVALID_STATE(s, "SrmSorterPerform");
@@ -978,10 +750,7 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 	}
 	if (s->share == NULL || s->load.ntuples > 0)
 		elog(ERROR, "srmsort: SrmSorterAdoptRuns needs SrmSorterUseShared and no tuples of its own");
-	if (BufFileRead(f, &h, sizeof(h)) != sizeof(h))
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from srmsort run list")));
+	SrmRunListRead(f, &h, sizeof(h));
 	s->tuples += h.tuples;
 	s->input_bytes += h.input_bytes;
 	if (h.nruns == 0)
@@ -996,10 +765,10 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 		SrmRun	   *run;
 
 		SrmRunImportExtent(f, &x);
-		run = new_run(s, x.nblocks * sizeof(SrmBlockRef) +
-					  x.nforecast * sizeof(SrmForecastEntry));
+		run = SrmSorterNewRun(s, x.nblocks * sizeof(SrmBlockRef) +
+							  x.nforecast * sizeof(SrmForecastEntry));
 		SrmRunImport(s->ts, run, &x, f);
-		add_run(s, run);
+		SrmSorterAddRun(s, run);
 		s->nruns_initial++;
 		SrmJobAddRun(run->nbytes);
 	}
@@ -1265,7 +1034,8 @@ trace_stats(SrmSorter *s)
 
 	SrmSorterGetStats(s, &st);
 	ereport(LOG,
-			(errmsg("srmsort: sorted %lld tuples", (long long) st.tuples),
+			(errmsg_plural("srmsort: sorted %lld tuple", "srmsort: sorted %lld tuples",
+						   (unsigned long) st.tuples, (long long) st.tuples),
 			 errdetail_internal("%s.", SrmSortStatsText(&st))));
 }
 

@@ -37,9 +37,13 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
+#include "mergeplan.h"
 #include "sortstats.h"
 
 typedef struct SrmSorter SrmSorter;
+
+/* What the merge planner takes from the settings and the runs' format. */
+extern SrmPlanLimits SrmSorterPlanLimits(void);
 
 /* flags for SrmSorterBegin* */
 #define SRM_SORT_NONE			0

@@ -11,12 +11,8 @@
 #ifndef SRMSORT_H
 #define SRMSORT_H
 
-#define SRM_MIN_BLOCK_KB	32	/* srmsort.block_size's lower limit */
-#define SRM_MIN_AUTO_BLOCK_KB	16	/* ... and that of the automatic choice */
-#define SRM_TIGHT_BLOCK_KB	8	/* ... and where one disk needs smaller */
-#define SRM_PREFETCH_READS	8	/* SRM merges: Parallel_Reads of read-ahead
-								 * beyond the 2R + D blocks they need */
-#define SRM_MAX_BLOCK_KB	(16 * 1024)
+#define SRM_MIN_BLOCK_KB	32	/* srmsort.block_size's limits (the */
+#define SRM_MAX_BLOCK_KB	(16 * 1024) /* automatic choice: mergeplan.h) */
 
 /*
  * srmsort.min_work_mem's default: sorts with a smaller budget merge in many

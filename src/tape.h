@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * tape.h
- *	  Striped runs: block format, placement over the disks, block reuse.
+ *	  Striped runs: block format, placement over the disks, block reuse,
+ *	  reading blocks back (writing: runwriter.h; handing runs over:
+ *	  runexport.h).
  *
  * IDENTIFICATION
  *	  src/tape.h
@@ -91,9 +93,6 @@ typedef struct SrmRun
 	SrmPaged	pforecast;
 } SrmRun;
 
-/* Extracts the first key of a stored tuple (for forecast data). */
-typedef Datum (*SrmKeyFn) (void *arg, const void *tuple, bool *isnull);
-
 /*
  * The workfile disks of one sort, the I/O set, and block slot bookkeeping.
  */
@@ -113,10 +112,6 @@ typedef struct SrmTapeSet
 	int			block_size;
 	bool		normalized;		/* records carry normalized first keys */
 	SrmRecFormat *fmt;			/* the records' format */
-	bool		key_byval;		/* first key's type, for forecast copies */
-	int16		key_typlen;
-	SrmKeyFn	keyfn;
-	void	   *keyarg;
 	pg_prng_state prng;
 	MemoryContext cxt;
 	/* new runs go to disks run_first .. + run_ndisks - 1 (0: all) */
@@ -140,31 +135,10 @@ typedef struct SrmTapeSet
 	int64		blocks_read;
 } SrmTapeSet;
 
-/* A run being written, through 2*D block buffers. */
-typedef struct SrmRunWriter
-{
-	SrmTapeSet *ts;
-	SrmRun	   *run;
-	int			nbufs;
-	char	  **bufs;
-	SrmIo	   *ios;
-	int			batch;			/* writes submitted together */
-	int			unsubmitted;	/* writes prepared since the last submit */
-	int			cur;			/* buffer being filled */
-	char	   *pos;			/* fill position in bufs[cur] */
-	char	   *last_rec;		/* last record put in bufs[cur] */
-	uint64		last_key;		/* its normalized key and NULL rank */
-	uint8		last_nrank;
-	bool		have_block;
-	char	   *scratch;		/* a tuple rebuilt for its forecast key */
-	Size		scratch_size;
-} SrmRunWriter;
-
-extern SrmTapeSet *SrmTapeSetCreate(int block_size, int maxdisks,
-									double expect_bytes,
-									bool key_byval, int16 key_typlen,
-									SrmKeyFn keyfn, void *keyarg,
-									SrmRecFormat *fmt, SrmDiskSet *disks);
+extern int	SrmTapeWidthFor(SrmDiskSet *disks, int maxdisks);
+extern SrmTapeSet *SrmTapeSetCreate(SrmDiskSet *disks, int maxdisks,
+									int block_size, int run_first,
+									int run_ndisks, SrmRecFormat *fmt);
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomStart(SrmTapeSet *ts);
 extern int	SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks);
@@ -184,6 +158,16 @@ static inline int
 SrmTapeShare(SrmTapeSet *ts, int d)
 {
 	return ts->stripes[0].share[d];
+}
+
+/*
+ * Forecast keys that are pointers (no normalized form, a by-reference
+ * type): copied into a run's memory, or kept in the keys file.
+ */
+static inline bool
+SrmTapeKeysByRef(SrmTapeSet *ts)
+{
+	return !ts->normalized && !ts->fmt->key0_byval;
 }
 
 extern SrmRun *SrmRunCreate(SrmTapeSet *ts, int start);
@@ -235,6 +219,32 @@ SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
 										   run->start + i);
 }
 
+extern int32 SrmTapeAllocSlot(SrmTapeSet *ts, int d);
+
+/*
+ * SrmTapeSlotPlace
+ *		The stable fd, path and offset of block slot slot on disk d.
+ */
+static inline off_t
+SrmTapeSlotPlace(SrmTapeSet *ts, int d, int32 slot, int *fd, const char **path)
+{
+	SrmDisk    *disk = &ts->disks->disks[d];
+	int			f;
+
+	if (likely(ts->disks->nfiles == 0))
+	{
+		*fd = disk->fd;
+		*path = disk->path;
+		return (off_t) slot * ts->block_size;
+	}
+	f = slot >> SRM_SLOT_FILE_SHIFT;
+	*fd = disk->fds[f];
+	*path = disk->paths[f];
+	if (*fd < 0)
+		elog(ERROR, "srmsort: workfile %d on disk %d is not open", f, d);
+	return (off_t) (slot & ((1 << SRM_SLOT_FILE_SHIFT) - 1)) * ts->block_size;
+}
+
 extern char *SrmTapeAllocBuffer(SrmTapeSet *ts, MemoryContext cxt);
 extern char *SrmTapeAllocBuffers(SrmTapeSet *ts, MemoryContext cxt, int n,
 								 char **raw);
@@ -242,99 +252,9 @@ extern void SrmTapePrepRead(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							char *buf, SrmIo *io);
 extern void SrmTapeCheckBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno,
 							  char *buf);
+extern int	SrmTapeErrCorrupt(int64 blockno);
 extern void SrmTapeReleaseBlock(SrmTapeSet *ts, SrmRun *run, int64 blockno);
 extern char *SrmTapeReadBig(SrmTapeSet *ts, SrmRun *run, char *buf,
 							char **scratch, MemoryContext cxt, bool release);
-
-extern SrmRunWriter *SrmRunWriterBegin(SrmTapeSet *ts, SrmRun *run,
-									   int nbufs, char **bufs, SrmIo *ios,
-									   int first);
-extern void SrmRunWriterPutTuple(SrmRunWriter *w, const void *tuple,
-								 uint32 len, uint64 key, uint8 nrank);
-extern void SrmRunWriterPutRecord(SrmRunWriter *w, const char *rec,
-								  Size reclen, uint64 key, uint8 nrank);
-extern int	SrmRunWriterEnd(SrmRunWriter *w, bool wait);
-
-/* Bookkeeping after a record was placed at w->pos. */
-static inline void
-SrmRunWriterPlaced(SrmRunWriter *w, Size recsz, uint64 key, uint8 nrank)
-{
-	w->last_rec = w->pos;
-	w->last_key = key;
-	w->last_nrank = nrank;
-	w->pos += recsz;
-	((SrmBlockHeader *) w->bufs[w->cur])->nrecords++;
-	w->run->nrecords++;
-}
-
-/* Bytes left in the open block (0 if none is open). */
-static inline Size
-SrmRunWriterRoom(SrmRunWriter *w)
-{
-	return w->have_block ? w->bufs[w->cur] + w->ts->block_size - w->pos : 0;
-}
-
-/*
- * SrmRunWriterAppend
- *		SrmRunWriterPutRecord, with the common case -- the record fits in
- *		the open block -- inline, for the intermediate merges' loop.
- */
-static inline void
-SrmRunWriterAppend(SrmRunWriter *w, const char *rec, Size reclen,
-				   uint64 key, uint8 nrank)
-{
-	if (likely(reclen <= SrmRunWriterRoom(w)))
-	{
-		SrmRecCopy(w->pos, rec, reclen);
-		SrmRunWriterPlaced(w, reclen, key, nrank);
-	}
-	else
-		SrmRunWriterPutRecord(w, rec, reclen, key, nrank);
-}
-
-/*
- * SrmRunWriterPut
- *		Append a tuple of len bytes to the run, with its normalized first
- *		key (if the sort has them): SrmRunWriterPutTuple, with the common
- *		case -- a short plain record that fits in the open block -- inline,
- *		for the loop that writes a memory load.
- */
-static inline void
-SrmRunWriterPut(SrmRunWriter *w, const void *tuple, uint32 len, uint64 key,
-				uint8 nrank)
-{
-	Size		recsz = SrmRecEncodePlain(w->ts->fmt, w->pos,
-										  SrmRunWriterRoom(w), tuple, len);
-
-	if (likely(recsz > 0))
-		SrmRunWriterPlaced(w, recsz, key, nrank);
-	else
-		SrmRunWriterPutTuple(w, tuple, len, key, nrank);
-}
-
-/*
- * Runs handed from one process to another (parallel builds): a run's
- * extent, then its block references and forecast entries, through a
- * BufFile.  Import fills a run made by the caller (in memory or paged, as
- * the tape set does now) with what export wrote; block slots stay valid
- * as both tape sets are over the same shared disks.
- */
-typedef struct SrmRunExtent
-{
-	int32		start;
-	int32		first_disk;
-	int32		ndisks;
-	int32		merges;
-	int64		nblocks;
-	int64		nrecords;
-	int64		nbytes;
-	int64		nforecast;
-} SrmRunExtent;
-
-struct BufFile;
-extern void SrmRunExport(SrmTapeSet *ts, SrmRun *run, struct BufFile *f);
-extern void SrmRunImportExtent(struct BufFile *f, SrmRunExtent *x);
-extern void SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x,
-						 struct BufFile *f);
 
 #endif							/* SRM_TAPE_H */

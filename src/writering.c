@@ -33,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "mergeplan.h"
 #include "writering.h"
 
 /*
@@ -79,8 +80,7 @@ SrmWriteRingWait(SrmWriteRing *r, SrmTapeSet *ts)
 	int			i;
 
 	for (i = 0; i < r->nbufs; i++)
-		if (r->ios[i].state != SRM_IO_IDLE)
-			SrmIoWait(ts->io, &r->ios[i]);
+		SrmIoWait(ts->io, &r->ios[i]);
 }
 
 /*

@@ -11,7 +11,7 @@
 #ifndef SRM_WRITERING_H
 #define SRM_WRITERING_H
 
-#include "tape.h"
+#include "runwriter.h"
 
 /*
  * With direct I/O, this share of the budget (1/n) holds the blocks of runs

@@ -64,12 +64,21 @@
 #include "radix.h"
 #include "record.h"
 #include "srmsort.h"
+#include "tape.h"
 
 PG_MODULE_MAGIC;
 
 /* the settings the pure parts read: this module's own, srmsort.c's defaults */
 int			srmsort_block_size = 256;
 int			srmsort_max_merge_order = 1024;
+
+/* The planner's limits from the two settings above (SrmSorterPlanLimits). */
+static SrmPlanLimits
+unit_limits(void)
+{
+	return (SrmPlanLimits) {SRM_MAX_DISKS, srmsort_block_size * 1024,
+		srmsort_max_merge_order, sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)};
+}
 int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
 
 PG_FUNCTION_INFO_V1(srmsort_unit_mergeplan);
@@ -265,7 +274,7 @@ unit_plan_disks(void)
 			Size		budget = budget_at(i, n);
 			double		usable = (double) budget - budget / SRM_META_CHARGED_SHARE;
 			int			mb;
-			int			D = SrmPlanDisks(budget, dsm, &mb);
+			int			D = SrmPlanDisks(unit_limits(), budget, dsm, &mb);
 			double		per = mb + SRM_BUF_SLACK;
 
 			CHECK(D >= 1 && D <= SRM_MAX_DISKS,
@@ -294,10 +303,10 @@ unit_plan_disks(void)
 			prev_mb = mb;
 			if (!dsm && budget / KB <= (Size) INT_MAX)
 			{
-				int			pd = SrmPlanParallelDisks((int) (budget / KB));
+				int			pd = SrmPlanParallelDisks(unit_limits(), (int) (budget / KB));
 				int			mb2;
 
-				CHECK(pd == SrmPlanDisks(budget / KB * KB, false, &mb2),
+				CHECK(pd == SrmPlanDisks(unit_limits(), budget / KB * KB, false, &mb2),
 					  "SrmPlanParallelDisks(%zu kB) = %d differs from SrmPlanDisks",
 					  budget / KB, pd);
 			}
@@ -308,7 +317,7 @@ unit_plan_disks(void)
 	/* the least work_mem: one disk, 8kB blocks, the merge a little past */
 	{
 		int			mb;
-		int			D = SrmPlanDisks(64 * KB, false, &mb);
+		int			D = SrmPlanDisks(unit_limits(), 64 * KB, false, &mb);
 
 		CHECK(D == 1 && mb == SRM_TIGHT_BLOCK_KB * 1024,
 			  "SrmPlanDisks(64kB) = %d disks of %d-byte blocks, expected 1 of 8kB", D, mb);
@@ -355,14 +364,14 @@ unit_block_size(void)
 			{
 				Size		budget = budget_at(i, 24);
 				int			mb;
-				int			D = SrmPlanDisks(budget, dsm, &mb);
+				int			D = SrmPlanDisks(unit_limits(), budget, dsm, &mb);
 
 				for (r = 0; r < lengthof(rows_list); r++)
 					for (l = 0; l < lengthof(len_list); l++)
 					{
 						double		ft = Max(floor(budget / (len_list[l] + 16)), 1);
 						double		fb = ft * len_list[l];
-						int			B = SrmPlanBlockSize(budget, dsm, D, mb, rows_list[r],
+						int			B = SrmPlanBlockSize(unit_limits(), budget, dsm, D, mb, rows_list[r],
 														 rows_list[r] * (len_list[l] + 8),
 														 ft, fb);
 
@@ -381,8 +390,8 @@ unit_block_size(void)
 			int			mb;
 			int			B;
 
-			(void) SrmPlanDisks(1024 * KB * KB, false, &mb);
-			B = SrmPlanBlockSize(1024 * KB * KB, false, 1, mb, 1e4,
+			(void) SrmPlanDisks(unit_limits(), 1024 * KB * KB, false, &mb);
+			B = SrmPlanBlockSize(unit_limits(), 1024 * KB * KB, false, 1, mb, 1e4,
 											 1e4 * 108, 1e4, 1e6);
 
 			CHECK(B == srmsort_block_size * 1024,
@@ -406,13 +415,13 @@ unit_block_size(void)
 						for (w = 0; w < lengthof(prow); w++)
 						{
 							int			mb;
-							int			D = SrmPlanDisks((Size) kbs[m] * KB, false, &mb);
+							int			D = SrmPlanDisks(unit_limits(), (Size) kbs[m] * KB, false, &mb);
 							int			first,
 										count;
 							int			B;
 
 							SrmPlanParticipantDisks(D, 0, parts[p], &first, &count);
-							B = SrmPlanParallelBlockSize(kbs[m], kbs[k], parts[p], D,
+							B = SrmPlanParallelBlockSize(unit_limits(), kbs[m], kbs[k], parts[p], D,
 														 count, prow[w], 100);
 							CHECK(block_candidate(B, mb) &&
 								  (B <= srmsort_block_size * 1024 || B == mb),
@@ -607,7 +616,7 @@ check_plan(const SrmMergeMem *mm, const char *what)
 			  "%s: intermediate order %d, but %d fits in %d buffers", what,
 			  plan.inter_order, plan.inter_order + 1, bufs);
 
-	/* the intermediate merges sorter.c runs: down to exactly rf runs */
+	/* the intermediate merges sortmerge.c runs: down to exactly rf runs */
 	if (mm->nruns > 20000)
 		return;
 	n = mm->nruns;
@@ -633,7 +642,7 @@ check_plan(const SrmMergeMem *mm, const char *what)
 		  "%s: intermediate merges leave %d runs, final order %d", what, n,
 		  plan.final_order);
 
-	/* smallest runs first, as sorter.c does: no tuple merged more often */
+	/* smallest runs first, as sortmerge.c does: no tuple merged more often */
 	if (mm->nruns <= 3000 && mm->nruns > plan.final_order)
 	{
 		SimRun	   *runs = palloc(sizeof(SimRun) * mm->nruns);
@@ -785,7 +794,7 @@ unit_plan_merges(void)
 						for (r = 0; r < lengthof(nruns); r++)
 							for (v = 0; v < (c == 0 ? 4 : 1); v++)
 							{
-								SrmMergeMem mm = {0};
+								SrmMergeMem mm = {.limits = unit_limits()};
 
 								mm.budget = budget_at(i, nbudgets);
 								mm.dsm = dsm;
@@ -818,7 +827,7 @@ unit_plan_merges(void)
 
 				for (i = 0; i < 60; i++)
 				{
-					SrmMergeMem mm = {0};
+					SrmMergeMem mm = {.limits = unit_limits()};
 					SrmMergePlan plan;
 
 					mm.budget = budget_at(i, 60);
@@ -849,7 +858,7 @@ unit_plan_merges(void)
 
 			for (r = 1; r < 5000000; r = r * 3 / 2 + 1)
 			{
-				SrmMergeMem mm = {0};
+				SrmMergeMem mm = {.limits = unit_limits()};
 				SrmMergePlan plan;
 
 				mm.budget = budget_at(i, 14);
@@ -879,7 +888,7 @@ unit_plan_merges(void)
 
 			for (d = 1; d <= SRM_MAX_DISKS; d++)
 			{
-				SrmMergeMem mm = {0};
+				SrmMergeMem mm = {.limits = unit_limits()};
 				SrmMergePlan plan;
 
 				mm.budget = budget_at(i, 14);
@@ -898,10 +907,11 @@ unit_plan_merges(void)
 			}
 			for (cap = 2; cap <= 65536; cap *= 2)
 			{
-				SrmMergeMem mm = {0};
+				SrmMergeMem mm = {.limits = unit_limits()};
 				SrmMergePlan plan;
 
 				srmsort_max_merge_order = cap;
+				mm.limits = unit_limits();
 				mm.budget = budget_at(i, 14);
 				mm.dsm = dsm;
 				mm.ndisks = 2;
@@ -920,12 +930,12 @@ unit_plan_merges(void)
 
 	/* the least work_mem: a merge of two, past the budget, and it says so */
 	{
-		SrmMergeMem mm = {0};
+		SrmMergeMem mm = {.limits = unit_limits()};
 		SrmMergePlan plan;
 		int			mb;
 
 		mm.budget = 64 * KB;
-		mm.ndisks = SrmPlanDisks(mm.budget, false, &mb);
+		mm.ndisks = SrmPlanDisks(unit_limits(), mm.budget, false, &mb);
 		mm.block_size = mb;
 		mm.nruns = 1000;
 		SrmPlanMerges(&mm, &plan);
@@ -934,7 +944,7 @@ unit_plan_merges(void)
 			  plan.passes);
 		/* the largest: one pass for a thousand runs over every disk */
 		mm.budget = (Size) MAX_KILOBYTES * 1024;
-		mm.ndisks = SrmPlanDisks(mm.budget, false, &mb);
+		mm.ndisks = SrmPlanDisks(unit_limits(), mm.budget, false, &mb);
 		mm.block_size = SRM_MAX_BLOCK_KB * 1024;
 		SrmPlanMerges(&mm, &plan);
 		CHECK(!plan.tight && plan.passes == 1 && plan.final_order == srmsort_max_merge_order,
@@ -1639,7 +1649,7 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
 	SrmRadixSort(a, n);
-	if (SrmRadixNeedsTies(keys))
+	if (SrmKeysNeedTies(keys))
 		SrmRadixFixTies(a, n, keys);
 	qsort_arg(b, n, sizeof(SrmTuple), cmp_norm, keys);
 	for (i = 0; i < n; i++)
@@ -1720,12 +1730,12 @@ unit_radix(void)
 		SrmKeys    *one = SrmKeysMakeHeap(desc, 1, att, ops, colls, nf);
 		SrmKeys    *text = SrmKeysMakeHeap(tdesc, 1, att, tops, tcolls, nf);
 
-		CHECK(two->norm == SRM_NORM_INT64 && SrmRadixNeedsTies(two),
-			  "(int8, int8) keys: norm %d, ties %d", two->norm, SrmRadixNeedsTies(two));
-		CHECK(one->norm == SRM_NORM_INT64 && !SrmRadixNeedsTies(one),
-			  "int8 key: norm %d, ties %d", one->norm, SrmRadixNeedsTies(one));
-		CHECK(text->norm == SRM_NORM_BYTES && SrmRadixNeedsTies(text),
-			  "text key: norm %d, ties %d", text->norm, SrmRadixNeedsTies(text));
+		CHECK(two->norm == SRM_NORM_INT64 && SrmKeysNeedTies(two),
+			  "(int8, int8) keys: norm %d, ties %d", two->norm, SrmKeysNeedTies(two));
+		CHECK(one->norm == SRM_NORM_INT64 && !SrmKeysNeedTies(one),
+			  "int8 key: norm %d, ties %d", one->norm, SrmKeysNeedTies(one));
+		CHECK(text->norm == SRM_NORM_BYTES && SrmKeysNeedTies(text),
+			  "text key: norm %d, ties %d", text->norm, SrmKeysNeedTies(text));
 		for (s = 0; s < lengthof(sizes) && sizes[s] <= 65537; s++)
 		{
 			radix_ties(order ? "(int8 DESC, int8 ASC)" : "(int8 ASC, int8 DESC)",
