@@ -40,6 +40,7 @@
 #include "commands/explain.h"
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
+#include "commands/explain_state.h"
 #endif
 #include "lib/stringinfo.h"
 
