@@ -1,4 +1,4 @@
--- Unit tests of srmsort's pure parts (test/unit/srmsort_unit.c): each
+-- Unit tests of srmsort's pure parts (test/unit/unit_*.c): each
 -- query lists the checks that failed, so a pass is "(0 rows)".
 CREATE EXTENSION srmsort_unit;
 SELECT * FROM srmsort_unit_mergeplan() AS failed;
