@@ -8,8 +8,15 @@
 #
 #   bench/run_index_bench.sh                          # 10M rows, 64MB and 1GB
 #   bench/run_index_bench.sh --rows 1000000 --reps 1  # a quick look
+#   bench/run_index_bench.sh --pg 19                  # against PostgreSQL 19
 set -euo pipefail
 SRM_ARGV=("$@")
+# --pg N first: the server version, as for the tests (run_rebuild_bench.sh
+# takes it so too)
+if [ "${1:-}" = --pg ]; then
+    export SRMSORT_PG=${2:?--pg needs a version}
+    shift 2
+fi
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_packages
