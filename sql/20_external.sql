@@ -57,6 +57,56 @@ SELECT * FROM srm_diff('SELECT * FROM ext e1 CROSS JOIN generate_series(1, 10) g
                        't', 'g');
 SET work_mem = '64kB';
 
+-- input already in order: a load that starts at or after the last tuple of
+-- the run before is written as more of that run, so in-order input makes
+-- one run -- two in this small budget, where the first run's bookkeeping
+-- passes its share and the rest goes to a paged run; a break in the order
+-- adds one or two; reverse order makes a run per load.  The same rows as
+-- PostgreSQL's for radix-sorted, C-collated text and abbreviated (numeric)
+-- keys, equal keys across loads, DSM, O_DIRECT
+CREATE TABLE ord AS
+SELECT i, lpad(i::text, 8, '0') AS p, md5(i::text) AS t FROM generate_series(1, 20000) i;
+ANALYZE ord;
+CREATE FUNCTION srm_runs(q text) RETURNS int LANGUAGE sql AS $$
+  SELECT (srm_explain_json(q || ' OFFSET 1e12') -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Runs')::int
+$$;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i', 'i');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i') <= 2 AS in_order;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i % 12345, i', 'i % 12345', 'i');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i % 12345') - srm_runs('SELECT * FROM ord ORDER BY i')
+       BETWEEN 1 AND 2 AS one_break;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i DESC', 'i');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i DESC') > 5 AS reverse_many;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i / 3000, t', 'i / 3000', 't');
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i / 3000', 'i / 3000');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i / 3000') <= 2 AS equal_keys_across_loads;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY p COLLATE "C"', 'p');
+SELECT srm_runs('SELECT * FROM ord ORDER BY p COLLATE "C"') <= 2 AS text_in_order;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i::numeric', 'i::numeric');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i::numeric') <= 2 AS numeric_in_order;
+SET srmsort.merge_strategy = dsm;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i', 'i');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i') <= 2 AS dsm_in_order;
+RESET srmsort.merge_strategy;
+-- O_DIRECT: the first run ends before the write-behind buffers replace the
+-- writer's, one more run at most
+SET srmsort.direct_io = on;
+SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i', 'i');
+SELECT srm_runs('SELECT * FROM ord ORDER BY i') <= 3 AS direct_in_order;
+RESET srmsort.direct_io;
+SELECT srm_cursor_diff('SELECT i, t FROM ord ORDER BY i');
+-- a budget whose bookkeeping share holds the whole run: one run of five
+-- loads
+SET work_mem = '4MB';
+CREATE TABLE ord2 AS SELECT i, md5(i::text) AS t FROM generate_series(1, 300000) i;
+ANALYZE ord2;
+SELECT * FROM srm_diff('SELECT * FROM ord2 ORDER BY i', 'i');
+SELECT srm_runs('SELECT * FROM ord2 ORDER BY i') AS runs_in_order,
+       srm_runs('SELECT * FROM ord2 ORDER BY i DESC') > 3 AS reverse_several;
+SET work_mem = '64kB';
+DROP FUNCTION srm_runs(text);
+DROP TABLE ord, ord2;
+
 -- a sort whose run bookkeeping (a slot and a forecast key per block) would
 -- pass a sixteenth of the budget pages it through a metadata workfile (paper
 -- §4.1.2).  On one disk at 256kB (where the bookkeeping held in memory put

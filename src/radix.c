@@ -175,7 +175,8 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 /*
  * SrmRadixSort
  *		NULLS FIRST nulls to the front, NULLS LAST nulls to the back, the
- *		values between radix sorted on datum1.
+ *		values between radix sorted on datum1; nothing moves if a[] is in
+ *		order already.
  */
 void
 SrmRadixSort(SrmTuple *a, int64 n)
@@ -185,6 +186,21 @@ SrmRadixSort(SrmTuple *a, int64 n)
 	int64		i;
 	uint64		any = 0,
 				all = ~UINT64CONST(0);
+
+	/*
+	 * Input already in order (an index rebuilt after CLUSTER, a table
+	 * loaded in key order) costs one pass; other input stops at its first
+	 * descent, a few tuples in.
+	 */
+	for (i = 1; i < n; i++)
+	{
+		if (a[i].nrank < a[i - 1].nrank ||
+			(a[i].nrank == a[i - 1].nrank &&
+			 (uint64) a[i].datum1 < (uint64) a[i - 1].datum1))
+			break;
+	}
+	if (i >= n)
+		return;
 
 	for (i = 0; i < hi;)
 	{

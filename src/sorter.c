@@ -386,44 +386,143 @@ start_write_behind(SrmSorter *s)
 }
 
 /*
- * dump_run
- *		Sort the memory load and write it as a run.
+ * load_continues_run
+ *		Does the sorted load come after the open run's last tuple, so that
+ *		it can be written as more of that run?  Input that arrives in order
+ *		(an index rebuilt after CLUSTER, a key that grows with the table)
+ *		then makes one run, whose merge is a plain read, instead of one run
+ *		per load.
+ */
+static bool
+load_continues_run(SrmSorter *s)
+{
+	SrmTuple	first;
+
+	if (s->open_run == NULL || s->load.ntuples == 0)
+		return false;
+	/* datum1 may be abbreviated: compare full keys */
+	first = s->load.tuples[0];
+	SrmKeysSetDatum1(s->keys, &first, false);
+	return SrmCompareFull(&s->open_last, &first, s->keys) <= 0;
+}
+
+/*
+ * remember_last
+ *		Keep a copy of the load's last tuple, the open run's last, for
+ *		load_continues_run.
  */
 static void
-dump_run(SrmSorter *s)
+remember_last(SrmSorter *s)
+{
+	SrmTuple   *t = &s->load.tuples[s->load.ntuples - 1];
+	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
+
+	if (t->len > s->open_last_size)
+	{
+		if (s->open_last.tuple != NULL)
+			pfree(s->open_last.tuple);
+		s->open_last_size = Max(t->len, 2 * s->open_last_size);
+		s->open_last.tuple = MemoryContextAlloc(s->cxt, s->open_last_size);
+	}
+	/* the arena does not keep a heap tuple's first bytes: its length */
+	memcpy((char *) s->open_last.tuple + skip, (char *) t->tuple + skip,
+		   t->len - skip);
+	if (skip > 0)
+		((MinimalTuple) s->open_last.tuple)->t_len = t->len;
+	s->open_last.len = t->len;
+	SrmKeysSetDatum1(s->keys, &s->open_last, false);
+}
+
+/*
+ * end_run
+ *		The open run is complete: add it to the sort's runs.
+ */
+static void
+end_run(SrmSorter *s)
+{
+	SrmRun	   *run = s->open_run;
+
+	if (run == NULL)
+		return;
+	SrmWriteRingEnd(&s->wring, s->open_writer);
+	s->open_run = NULL;
+	s->open_writer = NULL;
+	SrmSorterAddRun(s, run);
+	s->nruns_initial++;
+	SrmJobAddRun(run->nbytes);
+}
+
+/*
+ * keep_run_open
+ *		May the run just written stay open for the next load?  Not for the
+ *		last load, not while direct I/O's write-behind is still to start
+ *		(it replaces the buffers the writer holds), not when early merges
+ *		are due, and not when the run's bookkeeping would outgrow the share
+ *		of the budget resident bookkeeping may take.
+ */
+static bool
+keep_run_open(SrmSorter *s, bool last)
+{
+	if (last)
+		return false;
+	if (s->ts->disks->direct_io && !s->wring.behind)
+		return false;
+	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE)
+		return false;
+	return s->ts->page_meta ||
+		s->runs_meta_bytes + 2 * s->open_run->meta_bytes <=
+		s->budget / SRM_META_RESIDENT_SHARE;
+}
+
+/*
+ * dump_run
+ *		Sort the memory load and write it as a run, or as more of the open
+ *		run if it continues it; last: no more loads follow.
+ */
+static void
+dump_run(SrmSorter *s, bool last)
 {
 	MemoryContext old;
-	SrmRun	   *run;
-	SrmRunWriter *w;
 	double		avglen;
 	Size		other;
 
 	if (s->state == SS_INITIAL)
 		go_external(s);
 	if (s->load.ntuples == 0)
+	{
+		if (last)
+			end_run(s);
 		return;
+	}
 
 	old = MemoryContextSwitchTo(s->cxt);
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
 	SrmMemLoadSort(&s->load);
-	/* a run's bookkeeping: about the last one's */
-	run = SrmSorterNewRun(s, s->nruns > 0 ?
-						  s->runs[s->nruns - 1]->meta_bytes : 0);
-	w = SrmWriteRingBegin(&s->wring, s->ts, run);
-	SrmMemLoadWriteRun(&s->load, w);
-	SrmWriteRingEnd(&s->wring, w);
-	SrmSorterAddRun(s, run);
-	s->nruns_initial++;
-	SrmJobAddRun(run->nbytes);
-	SrmMemLoadReset(&s->load);
-	if (s->ts->disks->direct_io && !s->wring.behind)
-		start_write_behind(s);
-	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
-		!s->no_early_merge)
+	if (!load_continues_run(s))
 	{
-		/* the load's memory goes to the early merges' buffers */
-		SrmMemLoadRelease(&s->load);
-		s->no_early_merge = !SrmSorterMergeEarly(s);
+		end_run(s);
+		/* a run's bookkeeping: about the last one's */
+		s->open_run = SrmSorterNewRun(s, s->nruns > 0 ?
+									  s->runs[s->nruns - 1]->meta_bytes : 0);
+		s->open_writer = SrmWriteRingBegin(&s->wring, s->ts, s->open_run);
+	}
+	SrmMemLoadWriteRun(&s->load, s->open_writer);
+	if (keep_run_open(s, last))
+		remember_last(s);
+	else
+		end_run(s);
+	SrmMemLoadReset(&s->load);
+	if (s->open_run == NULL)
+	{
+		if (s->ts->disks->direct_io && !s->wring.behind)
+			start_write_behind(s);
+		if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
+			!s->no_early_merge)
+		{
+			/* the load's memory goes to the early merges' buffers */
+			SrmMemLoadRelease(&s->load);
+			s->no_early_merge = !SrmSorterMergeEarly(s);
+		}
 	}
 	/* the next run: array and arena share what the rest leaves */
 	other = mem_used(s) - SrmMemLoadBytes(&s->load);
@@ -465,7 +564,7 @@ make_room(SrmSorter *s, Size len)
 
 	if (load->ntuples >= load->maxtuples &&
 		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
-		dump_run(s);
+		dump_run(s, false);
 	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
@@ -473,7 +572,7 @@ make_room(SrmSorter *s, Size len)
 
 		if (!SrmMemLoadChunkFits(load, space,
 								 used < s->budget ? s->budget - used : 0))
-			dump_run(s);
+			dump_run(s, false);
 	}
 }
 
@@ -632,7 +731,7 @@ SrmSorterPerform(SrmSorter *s)
 			s->state = SS_SORTEDINMEM;
 			break;
 		case SS_BUILDRUNS:
-			dump_run(s);
+			dump_run(s, true);
 			SrmMemLoadRelease(&s->load);
 			SrmSorterRunMerges(s);
 			s->state = s->scan != NULL ? SS_SORTEDONDISK : SS_FINALMERGE;
@@ -695,7 +794,7 @@ SrmSorterFinishRuns(SrmSorter *s)
 		elog(ERROR, "srmsort: SrmSorterFinishRuns without SrmSorterUseShared");
 	old = MemoryContextSwitchTo(s->cxt);
 	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
-		dump_run(s);
+		dump_run(s, true);
 	/* the runs are read by another process next */
 	if (s->ts != NULL)
 		SrmWriteRingWait(&s->wring, s->ts);
@@ -759,6 +858,7 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 	old = MemoryContextSwitchTo(s->cxt);
 	if (s->state == SS_INITIAL)
 		go_external(s);
+	end_run(s);
 	for (i = 0; i < h.nruns; i++)
 	{
 		SrmRunExtent x;

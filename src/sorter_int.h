@@ -57,6 +57,10 @@ struct SrmSorter
 	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
 									 * sum of their meta_bytes */
 	SrmWriteRing wring;			/* the buffers runs are written through */
+	SrmRun	   *open_run;		/* the run still open for loads in order */
+	SrmRunWriter *open_writer;
+	SrmTuple	open_last;		/* a copy of its last tuple, full datum1 */
+	Size		open_last_size; /* bytes allocated at open_last.tuple */
 	SrmMerge   *merge;
 	SrmScan    *scan;
 	SrmMergeCounters counters;

@@ -49,11 +49,12 @@ cmp_norm(const void *a, const void *b, void *arg)
 	return SrmCompareNorm(a, b, arg);
 }
 
-#define NDISTS 12
+#define NDISTS 15
 
 static const char *const dist_names[NDISTS] = {
 	"random", "all equal", "sorted", "reverse", "few distinct", "narrow range",
-	"low bit", "organ pipe", "NULLs mixed", "all NULL", "extremes", "one differs"
+	"low bit", "organ pipe", "NULLs mixed", "all NULL", "extremes", "one differs",
+	"sorted, NULLs at both ends", "sorted but the last", "sorted, a NULL last"
 };
 
 /* key i of n under distribution dist; nrank set */
@@ -98,8 +99,23 @@ dist_key(int dist, int64 i, int64 n, pg_prng_state *rng, uint8 *nrank)
 			return 0;
 		case 10:
 			return (r & 1) ? (r & 0xFF) : ~(r & 0xFF);
-		default:
+		case 11:
 			return i == n / 3 ? 1 : 0;
+		case 12:
+			/* in order as a whole: the presorted check must accept it */
+			if (i < n / 10)
+				*nrank = SRM_NRANK_FIRST;
+			else if (i >= n - n / 10)
+				*nrank = SRM_NRANK_LAST;
+			return *nrank == SRM_NRANK_VALUE ? (uint64) i / 3 : 0;
+		case 13:
+			/* in order but for the last key: it must reject it */
+			return i == n - 1 ? 0 : (uint64) i + 1;
+		default:
+			/* in order by key, but a NULLS FIRST null at the end */
+			if (i == n - 1)
+				*nrank = SRM_NRANK_FIRST;
+			return i == n - 1 ? 0 : (uint64) i;
 	}
 }
 
@@ -209,6 +225,18 @@ fill_ints(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
 	isnull[1] = (r >> 40) % 13 == 0;
 }
 
+/* (int8 a, int8 b): a ascending with ties, b anything: a presorted load */
+static void
+fill_sorted_ints(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	uint64		r = pg_prng_uint64(rng);
+
+	v[0] = Int64GetDatum(i / 4);
+	v[1] = Int64GetDatum((int64) (r >> 8) % 1000);
+	isnull[0] = false;
+	isnull[1] = (r >> 40) % 13 == 0;
+}
+
 /* text sharing 8-byte (and longer) prefixes, a few NULLs */
 static void
 fill_text(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
@@ -270,6 +298,8 @@ unit_radix(void)
 			radix_ties(order ? "(int8 DESC, int8 ASC)" : "(int8 ASC, int8 DESC)",
 					   two, desc, sizes[s], fill_ints, &rng);
 			radix_ties(order ? "int8 DESC" : "int8", one, desc, sizes[s], fill_ints, &rng);
+			radix_ties(order ? "sorted (int8 DESC, int8 ASC)" : "sorted (int8 ASC, int8 DESC)",
+					   two, desc, sizes[s], fill_sorted_ints, &rng);
 			radix_ties(order ? "text DESC" : "text", text, tdesc, sizes[s], fill_text, &rng);
 		}
 	}
