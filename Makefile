@@ -12,6 +12,7 @@ OBJS = \
 	src/build.o \
 	src/citus.o \
 	src/cluster.o \
+	src/clusterscan.o \
 	src/disks.o \
 	src/diskspeed.o \
 	src/dsmread.o \
@@ -23,10 +24,12 @@ OBJS = \
 	src/mergeplan.o \
 	src/node.o \
 	src/pbuild.o \
+	src/pcluster.o \
 	src/placement.o \
 	src/relwrite.o \
 	src/plan.o \
 	src/psort.o \
+	src/pstream.o \
 	src/radix.o \
 	src/record.o \
 	src/runexport.o \

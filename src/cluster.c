@@ -23,12 +23,15 @@
  * by HeapTupleSatisfiesVacuum against the caller's OldestXmin (dead ones
  * go to the rewrite module at once, which needs them to follow update
  * chains; live, recently dead and in-progress ones are sorted, with
- * PostgreSQL's warnings for the in-progress ones), then each sorted tuple
- * re-formed against the new table's descriptor (dropped columns as NULLs)
- * and handed to heap's rewrite API (rewrite_heap_tuple), which freezes,
- * keeps update chains, writes the pages and TOAST as it does for
- * PostgreSQL's sort.  The counts returned and the progress reported are
- * the same.
+ * PostgreSQL's warnings for the in-progress ones; clusterscan.c), then
+ * each sorted tuple re-formed against the new table's descriptor (dropped
+ * columns as NULLs) and handed to heap's rewrite API (rewrite_heap_tuple),
+ * which freezes, keeps update chains, writes the pages and TOAST as it
+ * does for PostgreSQL's sort.  A tuple whose columns are all of fixed
+ * length and that re-forming would not change is copied instead.  The
+ * counts returned and the progress reported are the same.  Where
+ * PostgreSQL would give building the index parallel workers, the scan and
+ * the sort get them (pcluster.c); the rewrite stays in this backend.
  *
  * The sort's records: the index's key columns (FormIndexDatum: columns or
  * expressions, evaluated once per tuple instead of at every comparison)
@@ -76,7 +79,9 @@
 #include "build.h"
 #include "citus.h"
 #include "cluster.h"
+#include "clusterscan.h"
 #include "compat.h"
+#include "pcluster.h"
 #include "sorter.h"
 #include "sortstats.h"
 #include "srmsort.h"
@@ -160,116 +165,87 @@ sort_worth_it(Relation heap)
 }
 
 /*
- * sort_desc
- *		The sort records' descriptor: the index's key columns, then the
- *		heap tuple as a bytea.
- */
-static TupleDesc
-sort_desc(Relation index, int nkeys)
-{
-	TupleDesc	idesc = RelationGetDescr(index);
-	TupleDesc	desc = CreateTemplateTupleDesc(nkeys + 1);
-	int			i;
-
-	for (i = 0; i < nkeys; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(idesc, i);
-
-		TupleDescInitEntry(desc, i + 1, NULL, att->atttypid, att->atttypmod, 0);
-		TupleDescInitEntryCollation(desc, i + 1, att->attcollation);
-	}
-	TupleDescInitEntry(desc, nkeys + 1, NULL, BYTEAOID, -1, 0);
-	SrmTupleDescFinalize(desc);
-	return desc;
-}
-
-/*
- * classify
- *		Is the scanned tuple dead for CLUSTER?  HeapTupleSatisfiesVacuum's
- *		verdict, counted and warned about as heapam's copy for cluster does.
+ * copy_as_is_possible
+ *		Can a tuple whose natts is the table's go to the rewrite as a copy of
+ *		its bytes instead of re-formed?  Only when every column is of fixed
+ *		length and none is dropped: re-forming such a tuple, as
+ *		reform_and_rewrite_tuple does, rebuilds the very same bytes (varlena
+ *		headers may be shortened, dropped columns become NULLs, and columns
+ *		added later are filled in, so those tuples are re-formed).
  */
 static bool
-classify(Relation OldHeap, HeapTuple tuple, Buffer buf,
-		 TransactionId OldestXmin, bool is_system_catalog,
-		 double *tups_recently_dead)
+copy_as_is_possible(TupleDesc olddesc, TupleDesc newdesc)
 {
-	bool		isdead = false;
+	int			i;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	switch (HeapTupleSatisfiesVacuum(tuple, OldestXmin, buf))
+	if (olddesc->natts != newdesc->natts)
+		return false;
+	for (i = 0; i < newdesc->natts; i++)
 	{
-		case HEAPTUPLE_DEAD:
-			isdead = true;
-			break;
-		case HEAPTUPLE_RECENTLY_DEAD:
-			*tups_recently_dead += 1;
-			break;
-		case HEAPTUPLE_LIVE:
-			break;
-		case HEAPTUPLE_INSERT_IN_PROGRESS:
-			/* ours, or a catalog's; copied as live either way */
-			if (!is_system_catalog &&
-				!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
-				elog(WARNING, "concurrent insert in progress within table \"%s\"",
-					 RelationGetRelationName(OldHeap));
-			break;
-		case HEAPTUPLE_DELETE_IN_PROGRESS:
-			/* copied as recently dead */
-			if (!is_system_catalog &&
-				!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid(tuple->t_data)))
-				elog(WARNING, "concurrent delete in progress within table \"%s\"",
-					 RelationGetRelationName(OldHeap));
-			*tups_recently_dead += 1;
-			break;
-		default:
-			elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
-			break;
+		Form_pg_attribute o = TupleDescAttr(olddesc, i);
+		Form_pg_attribute n = TupleDescAttr(newdesc, i);
+
+		if (n->attisdropped || o->attisdropped || n->attlen <= 0 ||
+			o->attlen != n->attlen || o->attalign != n->attalign ||
+			o->attbyval != n->attbyval)
+			return false;
 	}
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	return isdead;
+	return true;
 }
 
 /*
- * put_tuple
- *		Put one heap tuple (in scan slot, its index keys in keyvals) into
- *		the sort as keys + bytea(t_self, tuple).  *buf is a reusable
- *		palloc'd buffer of *bufsize bytes for the bytea.
+ * copy_as_is
+ *		Copy old's tuple into buf as heap_form_tuple would have re-formed it,
+ *		if its header is one heap_form_tuple writes: all natts columns, a
+ *		null bitmap only when a column is NULL, and the t_hoff that follows.
+ *		The visibility fields are the rewrite's to set from old's.
  */
-static void
-put_tuple(SrmSorter *sorter, TupleTableSlot *sortslot, HeapTuple tuple,
-		  int nkeys, Datum *keyvals, bool *keynulls, char **buf,
-		  Size *bufsize)
+static bool
+copy_as_is(HeapTuple old, int natts, char *buf, HeapTuple copy)
 {
-	Size		len = VARHDRSZ + sizeof(ItemPointerData) + tuple->t_len;
+	HeapTupleHeader td = old->t_data;
+	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
+	HeapTupleHeader nd = (HeapTupleHeader) buf;
 
-	if (len > *bufsize)
+	if (HeapTupleHeaderGetNatts(td) != natts ||
+		td->t_hoff != MAXALIGN(SizeofHeapTupleHeader +
+							   (hasnull ? BITMAPLEN(natts) : 0)) ||
+		(td->t_infomask & (HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)) != 0)
+		return false;
+	if (hasnull)
 	{
-		*bufsize = Max(len, 2 * *bufsize);
-		*buf = repalloc(*buf, *bufsize);
-	}
-	SET_VARSIZE(*buf, len);
-	memcpy(VARDATA(*buf), &tuple->t_self, sizeof(ItemPointerData));
-	memcpy(VARDATA(*buf) + sizeof(ItemPointerData), tuple->t_data, tuple->t_len);
+		int			i;
 
-	ExecClearTuple(sortslot);
-	memcpy(sortslot->tts_values, keyvals, nkeys * sizeof(Datum));
-	memcpy(sortslot->tts_isnull, keynulls, nkeys * sizeof(bool));
-	sortslot->tts_values[nkeys] = PointerGetDatum(*buf);
-	sortslot->tts_isnull[nkeys] = false;
-	ExecStoreVirtualTuple(sortslot);
-	SrmSorterPutSlot(sorter, sortslot);
+		for (i = 0; i < natts && !att_isnull(i, td->t_bits); i++)
+			;
+		if (i == natts)
+			return false;
+	}
+	memcpy(buf, td, old->t_len);
+	/* what heap_form_tuple leaves in the header */
+	nd->t_infomask = td->t_infomask & HEAP_HASNULL;
+	nd->t_infomask2 = 0;
+	HeapTupleHeaderSetNatts(nd, natts);
+	ItemPointerSetInvalid(&nd->t_ctid);
+	copy->t_len = old->t_len;
+	ItemPointerSetInvalid(&copy->t_self);
+	copy->t_tableOid = InvalidOid;
+	copy->t_data = nd;
+	return true;
 }
 
 /*
  * rewrite_sorted
  *		Hand one sorted record's heap tuple to the rewrite, re-formed
  *		against the new table's descriptor (reform_and_rewrite_tuple's
- *		work).  *buf is a reusable MAXALIGNed buffer of *bufsize bytes.
+ *		work), or copied when as_is and re-forming would not change it.
+ *		bufs[0] and bufs[1] are reusable MAXALIGNed buffers of *bufsize
+ *		bytes: the old tuple and its copy.
  */
 static void
 rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
-			   TupleTableSlot *outslot, int nkeys, Datum *values,
-			   bool *isnull, char **buf, Size *bufsize)
+			   TupleTableSlot *outslot, int nkeys, bool as_is, Datum *values,
+			   bool *isnull, char **bufs, Size *bufsize)
 {
 	TupleDesc	oldTupDesc = RelationGetDescr(OldHeap);
 	TupleDesc	newTupDesc = RelationGetDescr(NewHeap);
@@ -277,6 +253,7 @@ rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
 	struct varlena *payload;
 	Size		len;
 	HeapTupleData old;
+	HeapTupleData copy;
 	HeapTuple	copied;
 	int			i;
 
@@ -287,14 +264,20 @@ rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
 	if (len > *bufsize)
 	{
 		*bufsize = Max(len, 2 * *bufsize);
-		*buf = repalloc(*buf, *bufsize);
+		bufs[0] = repalloc(bufs[0], *bufsize);
+		bufs[1] = repalloc(bufs[1], *bufsize);
 	}
 	memcpy(&old.t_self, VARDATA_ANY(payload), sizeof(ItemPointerData));
-	memcpy(*buf, VARDATA_ANY(payload) + sizeof(ItemPointerData), len);
+	memcpy(bufs[0], VARDATA_ANY(payload) + sizeof(ItemPointerData), len);
 	old.t_len = len;
 	old.t_tableOid = RelationGetRelid(OldHeap);
-	old.t_data = (HeapTupleHeader) *buf;
+	old.t_data = (HeapTupleHeader) bufs[0];
 
+	if (as_is && copy_as_is(&old, newTupDesc->natts, bufs[1], &copy))
+	{
+		rewrite_heap_tuple(rwstate, &old, &copy);
+		return;
+	}
 	heap_deform_tuple(&old, oldTupDesc, values, isnull);
 	for (i = 0; i < newTupDesc->natts; i++)
 	{
@@ -311,27 +294,28 @@ rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
  *		The facts of CLUSTER's sort, at LOG under srmsort.trace.
  */
 static void
-log_sort(Relation OldHeap, SrmSorter *sorter, double ntuples,
-		 instr_time start)
+log_sort(Relation OldHeap, SrmSortStats *s, const char *parallel,
+		 double ntuples, instr_time start)
 {
-	SrmSortStats s;
 	double		seconds;
 
 	if (!SrmTraceSeconds(start, &seconds))
 		return;
-	SrmSorterGetStats(sorter, &s);
 	ereport(srmsort_trace ? LOG : DEBUG1,
 			(errmsg_plural("srmsort: sorted table \"%s\" for CLUSTER: %.0f tuple, %.3f s",
 						   "srmsort: sorted table \"%s\" for CLUSTER: %.0f tuples, %.3f s",
 						   (unsigned long) ntuples,
 						   RelationGetRelationName(OldHeap), ntuples, seconds),
-			 errdetail_internal("%s.", SrmSortStatsText(&s))));
+			 parallel ?
+			 errdetail_internal("%s; %s.", parallel, SrmSortStatsText(s)) :
+			 errdetail_internal("%s.", SrmSortStatsText(s))));
 }
 
 /*
  * sort_and_rewrite
- *		CLUSTER's scan, sort and rewrite through srmsort; the arguments are
- *		relation_copy_for_cluster's (see the file header).
+ *		CLUSTER's scan, sort and rewrite through srmsort, with the workers
+ *		PostgreSQL would plan for building OldIndex (pcluster.c) or alone;
+ *		the arguments are relation_copy_for_cluster's (see the file header).
  */
 static void
 sort_and_rewrite(Relation OldHeap, Relation NewHeap, Relation OldIndex,
@@ -339,122 +323,111 @@ sort_and_rewrite(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 				 MultiXactId *multi_cutoff, double *num_tuples,
 				 double *tups_vacuumed, double *tups_recently_dead)
 {
-	bool		is_system_catalog = IsSystemRelation(OldHeap);
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(OldIndex);
 	int			natts = RelationGetDescr(NewHeap)->natts;
-	IndexInfo  *ii = BuildIndexInfo(OldIndex);
-	TupleDesc	sdesc = sort_desc(OldIndex, nkeys);
-	EState	   *estate = CreateExecutorState();
-	Datum		keyvals[INDEX_MAX_KEYS];
-	bool		keynulls[INDEX_MAX_KEYS];
+	TupleDesc	sdesc = SrmClusterSortDesc(OldIndex);
 	Datum	   *values = palloc(natts * sizeof(Datum));
 	bool	   *isnull = palloc(natts * sizeof(bool));
 	Size		bufsize = BLCKSZ;
-	char	   *buf = palloc(bufsize);
+	char	   *bufs[2];
+	bool		as_is = copy_as_is_possible(RelationGetDescr(OldHeap),
+											RelationGetDescr(NewHeap));
+	BlockNumber nblocks = RelationGetNumberOfBlocks(OldHeap);
+	SrmClusterCounts counts;
 	RewriteState rwstate;
-	SrmSorter  *sorter;
-	TableScanDesc scan;
-	HeapScanDesc hscan;
+	SrmParallelCluster *pc = NULL;
+	SrmSorter  *sorter = NULL;
 	TupleTableSlot *slot;
-	TupleTableSlot *sortslot;
-	BlockNumber prev_cblock = InvalidBlockNumber;
+	SrmSortStats stats;
+	char	   *parallel = NULL;
+	int			nworkers;
 	double		n_written = 0;
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
+	memset(&counts, 0, sizeof(counts));
 	rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin, *xid_cutoff,
 								 *multi_cutoff);
-	sorter = SrmSorterBeginIndexOrder(sdesc, OldIndex, maintenance_work_mem,
-									  (double) RelationGetNumberOfBlocks(OldHeap) * BLCKSZ,
-									  SRM_SORT_NONE);
-
 	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_PHASE,
 								 SRM_PROGRESS_CLUSTER_PHASE_SEQ_SCAN);
-	scan = SrmTableBeginScan(OldHeap, SnapshotAny, 0, (ScanKey) NULL);
-	hscan = (HeapScanDesc) scan;
-	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TOTAL_BLKS,
-								 hscan->rs_nblocks);
+	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TOTAL_BLKS, nblocks);
 
-	slot = table_slot_create(OldHeap, NULL);
-	GetPerTupleExprContext(estate)->ecxt_scantuple = slot;
-	sortslot = MakeSingleTupleTableSlot(sdesc, &TTSOpsVirtual);
-
-	for (;;)
+	nworkers = SrmClusterWorkers(OldHeap, OldIndex);
+	if (nworkers > 0)
+		pc = SrmClusterParallelBegin(OldHeap, OldIndex, nworkers, OldestXmin);
+	if (pc != NULL)
+		SrmClusterParallelScan(pc, rwstate, &counts);
+	else
 	{
-		HeapTuple	tuple;
+		TableScanDesc scan;
 
-		CHECK_FOR_INTERRUPTS();
-
-		if (!table_scan_getnextslot(scan, ForwardScanDirection, slot))
-		{
-			/* all blocks scanned, also when the last ones were empty */
-			pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_BLKS_SCANNED,
-										 hscan->rs_nblocks);
-			break;
-		}
-		/* a synchronized scan may start midway: count from its start */
-		if (prev_cblock != hscan->rs_cblock)
-		{
-			pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_BLKS_SCANNED,
-										 (hscan->rs_cblock + hscan->rs_nblocks -
-										  hscan->rs_startblock) % hscan->rs_nblocks + 1);
-			prev_cblock = hscan->rs_cblock;
-		}
-
-		tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
-		if (classify(OldHeap, tuple, ((BufferHeapTupleTableSlot *) slot)->buffer,
-					 OldestXmin, is_system_catalog, tups_recently_dead))
-		{
-			*tups_vacuumed += 1;
-			/* the rewrite follows update chains through dead tuples too */
-			if (rewrite_heap_dead_tuple(rwstate, tuple))
-			{
-				/* a recently dead tuple before it is now known dead */
-				*tups_vacuumed += 1;
-				*tups_recently_dead -= 1;
-			}
-			continue;
-		}
-
-		*num_tuples += 1;
-		FormIndexDatum(ii, slot, estate, keyvals, keynulls);
-		put_tuple(sorter, sortslot, tuple, nkeys, keyvals, keynulls, &buf,
-				  &bufsize);
-		ResetPerTupleExprContext(estate);
-		pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TUPLES_SCANNED,
-									 *num_tuples);
+		sorter = SrmSorterBeginIndexOrder(sdesc, OldIndex, maintenance_work_mem,
+										  (double) nblocks * BLCKSZ,
+										  SRM_SORT_NONE);
+		scan = SrmTableBeginScan(OldHeap, SnapshotAny, 0, (ScanKey) NULL);
+		SrmClusterScan(OldHeap, OldIndex, scan, sorter, OldestXmin, rwstate,
+					   true, NULL, &counts);
+		/* the scan's blocks: also when the last ones were empty */
+		nblocks = ((HeapScanDesc) scan)->rs_nblocks;
+		table_endscan(scan);
 	}
-	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	ExecDropSingleTupleTableSlot(sortslot);
+	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_BLKS_SCANNED, nblocks);
+	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TUPLES_SCANNED,
+								 counts.num_tuples);
+	*num_tuples += counts.num_tuples;
+	*tups_vacuumed += counts.tups_vacuumed;
+	*tups_recently_dead += counts.tups_recently_dead;
 
 	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_PHASE,
 								 SRM_PROGRESS_CLUSTER_PHASE_SORT);
-	SrmSorterPerform(sorter);
+	if (sorter != NULL)
+		SrmSorterPerform(sorter);
 
 	pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_PHASE,
 								 SRM_PROGRESS_CLUSTER_PHASE_WRITE);
 	slot = MakeSingleTupleTableSlot(sdesc, &TTSOpsMinimalTuple);
-	while (SrmSorterGetSlot(sorter, true, slot))
+	bufs[0] = palloc(bufsize);
+	bufs[1] = palloc(bufsize);
+	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (pc != NULL)
+		{
+			MinimalTuple mt = SrmClusterParallelNext(pc);
+
+			if (mt == NULL)
+				break;
+			ExecStoreMinimalTuple(mt, slot, false);
+		}
+		else if (!SrmSorterGetSlot(sorter, true, slot))
+			break;
 		n_written += 1;
-		rewrite_sorted(rwstate, OldHeap, NewHeap, slot, nkeys, values, isnull,
-					   &buf, &bufsize);
+		rewrite_sorted(rwstate, OldHeap, NewHeap, slot, nkeys, as_is, values,
+					   isnull, bufs, &bufsize);
 		pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TUPLES_WRITTEN,
 									 n_written);
 	}
 	ExecDropSingleTupleTableSlot(slot);
-	log_sort(OldHeap, sorter, n_written, start);
-	SrmSorterEnd(sorter);
+	if (pc != NULL)
+	{
+		SrmClusterParallelStats(pc, &stats);
+		parallel = SrmClusterParallelDescribe(pc);
+		SrmClusterParallelEnd(pc);
+	}
+	else
+	{
+		SrmSorterGetStats(sorter, &stats);
+		SrmSorterEnd(sorter);
+	}
+	log_sort(OldHeap, &stats, parallel, n_written, start);
 
 	/* the last pages, and the sync if needed */
 	end_heap_rewrite(rwstate);
 
-	FreeExecutorState(estate);
 	pfree(values);
 	pfree(isnull);
-	pfree(buf);
+	pfree(bufs[0]);
+	pfree(bufs[1]);
 }
 
 /*

@@ -218,22 +218,26 @@ SrmPlanBlockSize(SrmPlanLimits limits, Size budget, bool dsm, int D,
 
 /*
  * SrmPlanParticipantDisks
- *		The disks participant q of n writes its runs to: a disjoint range
- *		when there are at least as many disks as participants, else one
- *		disk, shared.
+ *		The disks participant q of n writes its runs to: an equal, disjoint
+ *		range when the disks divide evenly among the participants, else
+ *		all of them.  The participants' shares of the input are about
+ *		equal, so unequal ranges (or one disk for two participants) would
+ *		load some disks more than others, and the merge reads at the pace
+ *		of the most loaded: a third more time for three participants on 2,
+ *		4 or 8 disks.
  */
 void
 SrmPlanParticipantDisks(int ndisks, int q, int n, int *first, int *count)
 {
-	if (ndisks >= n)
+	if (ndisks % n == 0)
 	{
-		*first = q * ndisks / n;
-		*count = (q + 1) * ndisks / n - *first;
+		*first = q * (ndisks / n);
+		*count = ndisks / n;
 	}
 	else
 	{
-		*first = q % ndisks;
-		*count = 1;
+		*first = 0;
+		*count = ndisks;
 	}
 }
 

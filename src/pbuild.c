@@ -11,9 +11,9 @@
  * is off, the leader -- joins one parallel table scan, feeds its share of
  * the index tuples into its own sorters (maintenance_work_mem divided among
  * the participants as core divides it; work_mem for the dead tuples of
- * unique indexes), writes all of them as runs on its own disks of the
- * partition (disjoint disks where there are at least as many disks as
- * participants), and describes its runs in a file.  Worker 0 then takes
+ * unique indexes), writes all of them as runs on its share of the disks
+ * of the partition (SrmPlanParticipantDisks), and describes its runs in a
+ * file.  Worker 0 then takes
  * every participant's live runs into one sorter with the whole
  * maintenance_work_mem, merges them in one SRM merge and sends the tuples
  * through a shm_mq to the leader, which loads the btree from them (and
@@ -37,8 +37,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <dlfcn.h>
 
 #include "access/nbtree.h"
 #include "access/parallel.h"
@@ -69,22 +67,11 @@
 #include "disks.h"
 #include "mergeplan.h"
 #include "pbuild.h"
+#include "pstream.h"
 #include "sorter.h"
 #include "srmsort.h"
 
 #define SRM_KEY_SHARED			UINT64CONST(0x5352500000000001)
-#define SRM_KEY_QUERY_TEXT		UINT64CONST(0x5352500000000002)
-#define SRM_KEY_WAL_USAGE		UINT64CONST(0x5352500000000003)
-#define SRM_KEY_BUFFER_USAGE	UINT64CONST(0x5352500000000004)
-#define SRM_KEY_MERGE_QUEUE		UINT64CONST(0x5352500000000005)
-
-/*
- * The merged stream, worker 0 to the leader: messages of whole, MAXALIGNed
- * index tuples, each up to SRM_PB_CHUNK bytes, through a queue of
- * SRM_PB_QUEUE bytes.
- */
-#define SRM_PB_CHUNK			(64 * 1024)
-#define SRM_PB_QUEUE			(1024 * 1024)
 
 /*
  * Files per disk: each participant (workers 0 .. n-1, the leader n) and
@@ -135,21 +122,14 @@ typedef struct SrmPBShared
 
 struct SrmParallelBuild
 {
-	ParallelContext *pcxt;
+	SrmPStream	ps;				/* the context, and worker 0's merged
+								 * index tuples */
 	SrmPBShared *shared;
 	Snapshot	snapshot;
 	bool		leader_participates;
 	int			nparticipants;	/* launched workers + leader */
-	WalUsage   *walusage;
-	BufferUsage *bufferusage;
 	Relation	heap;
 	Relation	index;
-	shm_mq_handle *mqh;			/* the merged stream from worker 0 */
-	char	   *chunk;			/* its current message */
-	Size		chunk_len;
-	Size		chunk_pos;
-	char	   *aligned;		/* a copy of a message not MAXALIGNed */
-	bool		stream_done;
 };
 
 /*
@@ -192,15 +172,11 @@ adopt_runs(SrmPBShared *sh, SrmSorter *s, bool dead)
 	for (p = 0; p <= sh->nworkers; p++)
 	{
 		char		name[MAXPGPATH];
-		BufFile    *f;
 
 		if (!sh->parts[p].done)
 			continue;
 		export_name(name, p, dead);
-		f = BufFileOpenFileSet(&sh->disks.filesets[0].fs, name, O_RDONLY,
-							   false);
-		SrmSorterAdoptRuns(s, f);
-		BufFileClose(f);
+		(void) SrmPStreamAdopt(s, &sh->disks, name);
 	}
 }
 
@@ -227,22 +203,6 @@ merge_sorter(SrmPBShared *sh, Relation heap, Relation index, int memKB,
 	SrmSorterUseShared(s, &share);
 	adopt_runs(sh, s, dead);
 	return s;
-}
-
-/*
- * library_name
- *		This library as the workers should load it: its path as loaded
- *		(shared_preload_libraries may name it by path, outside $libdir).
- */
-static const char *
-library_name(void)
-{
-	Dl_info		info;
-
-	if (dladdr((void *) srm_parallel_build_main, &info) != 0 &&
-		info.dli_fname != NULL && info.dli_fname[0] == '/')
-		return info.dli_fname;
-	return "srmsort";
 }
 
 /*
@@ -336,57 +296,36 @@ static void
 merge_and_send(SrmPBShared *sh, Relation heap, Relation index,
 			   dsm_segment *seg, shm_toc *toc)
 {
-	shm_mq	   *mq = shm_toc_lookup(toc, SRM_KEY_MERGE_QUEUE, false);
-	shm_mq_handle *mqh;
+	SrmPStreamSender sender;
 	SrmSorter  *s;
 	IndexTuple	itup;
-	char	   *buf;
-	Size		used = 0;
-	bool		leader_gone = false;
+	bool		sent;
 
-	shm_mq_set_sender(mq, MyProc);
-	mqh = shm_mq_attach(mq, seg, NULL);
-
-	for (;;)
-	{
-		bool		all;
-
-		SpinLockAcquire(&sh->mutex);
-		all = sh->nlaunched > 0 && sh->nparticipantsdone == sh->nlaunched;
-		SpinLockRelease(&sh->mutex);
-		if (all)
-			break;
-		ConditionVariableSleep(&sh->workersdonecv,
-							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
-	}
-	ConditionVariableCancelSleep();
+	SrmPStreamSenderBegin(&sender, seg, toc);
+	SrmPStreamWaitAll(&sh->workersdonecv, &sh->mutex, &sh->nparticipantsdone,
+					  &sh->nlaunched);
 
 	s = merge_sorter(sh, heap, index, maintenance_work_mem, false);
 	SrmSorterPerform(s);
-	buf = palloc(SRM_PB_CHUNK);
-	while (!leader_gone && (itup = SrmSorterGetIndexTuple(s)) != NULL)
-	{
-		Size		sz = IndexTupleSize(itup);
-
-		if (used + MAXALIGN(sz) > SRM_PB_CHUNK)
-		{
-			/* detached: the leader is failing and will say why */
-			leader_gone = shm_mq_send(mqh, used, buf, false, true) != SHM_MQ_SUCCESS;
-			used = 0;
-		}
-		memcpy(buf + used, itup, sz);
-		used += MAXALIGN(sz);
-	}
-	if (!leader_gone && used > 0)
-		leader_gone = shm_mq_send(mqh, used, buf, false, true) != SHM_MQ_SUCCESS;
+	while ((itup = SrmSorterGetIndexTuple(s)) != NULL &&
+		   SrmPStreamSend(&sender, itup, IndexTupleSize(itup)))
+		;
+	sent = SrmPStreamFlush(&sender);
 
 	/* the leader reads the facts only once it sees merge_done */
 	SrmSorterGetStats(s, &sh->merge_stats);
 	SpinLockAcquire(&sh->mutex);
-	sh->merge_done = !leader_gone;
+	sh->merge_done = sent;
 	SpinLockRelease(&sh->mutex);
-	shm_mq_detach(mqh);
+	SrmPStreamSenderEnd(&sender);
 	SrmSorterEnd(s);
+}
+
+/* the length of a merged index tuple, for the stream */
+static Size
+index_tuple_size(const char *rec)
+{
+	return IndexTupleSize((IndexTuple) rec);
 }
 
 /*
@@ -398,15 +337,9 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 				 double estRows, double tupleBytes)
 {
 	SrmParallelBuild *pb;
-	ParallelContext *pcxt;
 	SrmPBShared *sh;
 	Snapshot	snapshot;
-	Size		estshared;
 	int			nparticipants;
-	int			maxdisks;
-	int			part_disks;
-	int			querylen = 0;
-	char	   *sharedquery;
 
 	if (srmsort_merge_strategy != SRM_MERGE_SRM)
 		return NULL;
@@ -416,46 +349,23 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	pb->heap = heap;
 	pb->index = index;
 	pb->leader_participates = parallel_leader_participation;
-
-	EnterParallelMode();
-	pcxt = CreateParallelContext(library_name(), "srm_parallel_build_main",
-								 nworkers);
 	nparticipants = pb->leader_participates ? nworkers + 1 : nworkers;
 
 	if (!ii->ii_Concurrent)
 		snapshot = SnapshotAny;
 	else
 		snapshot = RegisterSnapshot(GetTransactionSnapshot());
-
-	estshared = add_size(BUFFERALIGN(sizeof(SrmPBShared)),
-						 table_parallelscan_estimate(heap, snapshot));
-	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
-	shm_toc_estimate_chunk(&pcxt->estimator,
-						   mul_size(sizeof(WalUsage), pcxt->nworkers));
-	shm_toc_estimate_chunk(&pcxt->estimator,
-						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
-	shm_toc_estimate_chunk(&pcxt->estimator, SRM_PB_QUEUE);
-	shm_toc_estimate_keys(&pcxt->estimator, 4);
-	if (debug_query_string)
-	{
-		querylen = strlen(debug_query_string);
-		shm_toc_estimate_chunk(&pcxt->estimator, querylen + 1);
-		shm_toc_estimate_keys(&pcxt->estimator, 1);
-	}
-
-	InitializeParallelDSM(pcxt);
-	if (pcxt->seg == NULL)
+	if (!SrmPStreamBegin(&pb->ps, (void *) srm_parallel_build_main,
+						 "srm_parallel_build_main", nworkers, SRM_KEY_SHARED,
+						 add_size(BUFFERALIGN(sizeof(SrmPBShared)),
+								  table_parallelscan_estimate(heap, snapshot)),
+						 (void **) &sh, index_tuple_size))
 	{
 		if (IsMVCCSnapshot(snapshot))
 			UnregisterSnapshot(snapshot);
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
 		pfree(pb);
 		return NULL;
 	}
-
-	sh = shm_toc_allocate(pcxt->toc, estshared);
-	memset(sh, 0, sizeof(SrmPBShared));
 	sh->heaprelid = RelationGetRelid(heap);
 	sh->indexrelid = RelationGetRelid(index);
 	sh->isunique = ii->ii_Unique;
@@ -465,57 +375,22 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	sh->queryid = pgstat_get_my_query_id();
 	ConditionVariableInit(&sh->workersdonecv);
 	SpinLockInit(&sh->mutex);
-
-	/* the disks: as many as the merge can use */
-	maxdisks = SrmPlanParallelDisks(SrmSorterPlanLimits(),
-									maintenance_work_mem);
-	SrmSharedDisksInit(&sh->disks, pcxt->seg, maxdisks, 2 * (nworkers + 2));
-	part_disks = Max(sh->disks.ndisks / nparticipants, 1);
-	sh->block_size = SrmPlanParallelBlockSize(SrmSorterPlanLimits(),
-											  maintenance_work_mem,
-											  maintenance_work_mem / nparticipants,
-											  nparticipants, sh->disks.ndisks,
-											  part_disks, estRows, tupleBytes);
+	sh->block_size = SrmPStreamDisks(&pb->ps, &sh->disks, 2 * (nworkers + 2),
+									 nparticipants, estRows, tupleBytes);
 	table_parallelscan_initialize(heap, ParallelTableScanFromShared(sh),
 								  snapshot);
-	shm_toc_insert(pcxt->toc, SRM_KEY_SHARED, sh);
-
-	if (debug_query_string)
-	{
-		sharedquery = shm_toc_allocate(pcxt->toc, querylen + 1);
-		memcpy(sharedquery, debug_query_string, querylen + 1);
-		shm_toc_insert(pcxt->toc, SRM_KEY_QUERY_TEXT, sharedquery);
-	}
-	pb->walusage = shm_toc_allocate(pcxt->toc,
-									mul_size(sizeof(WalUsage), pcxt->nworkers));
-	shm_toc_insert(pcxt->toc, SRM_KEY_WAL_USAGE, pb->walusage);
-	pb->bufferusage = shm_toc_allocate(pcxt->toc,
-									   mul_size(sizeof(BufferUsage), pcxt->nworkers));
-	shm_toc_insert(pcxt->toc, SRM_KEY_BUFFER_USAGE, pb->bufferusage);
-	{
-		shm_mq	   *mq = shm_mq_create(shm_toc_allocate(pcxt->toc, SRM_PB_QUEUE),
-									   SRM_PB_QUEUE);
-
-		shm_mq_set_receiver(mq, MyProc);
-		shm_toc_insert(pcxt->toc, SRM_KEY_MERGE_QUEUE, mq);
-		pb->mqh = shm_mq_attach(mq, pcxt->seg, NULL);
-	}
-
-	LaunchParallelWorkers(pcxt);
-	pb->pcxt = pcxt;
 	pb->shared = sh;
 	pb->snapshot = snapshot;
-	pb->nparticipants = pcxt->nworkers_launched +
-		(pb->leader_participates ? 1 : 0);
 
 	/* no worker: back out, the caller builds serially */
-	if (pcxt->nworkers_launched == 0)
+	if (!SrmPStreamLaunch(&pb->ps))
 	{
-		SrmParallelEnd(pb);
+		if (IsMVCCSnapshot(snapshot))
+			UnregisterSnapshot(snapshot);
 		return NULL;
 	}
-	/* worker 0 merges: if it dies, the leader must not wait for its tuples */
-	shm_mq_set_handle(pb->mqh, pcxt->worker[0].bgwhandle);
+	pb->nparticipants = pb->ps.pcxt->nworkers_launched +
+		(pb->leader_participates ? 1 : 0);
 	return pb;
 }
 
@@ -536,29 +411,15 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 					  sh->nparticipants,
 					  maintenance_work_mem / pb->nparticipants, true);
 
-	/* a worker that failed to start must not leave us waiting */
-	WaitForParallelWorkersToAttach(pb->pcxt);
+	SrmPStreamLeaderWait(&pb->ps, &sh->workersdonecv, &sh->mutex,
+						 &sh->nlaunched, &sh->nparticipantsdone,
+						 pb->nparticipants);
 	SpinLockAcquire(&sh->mutex);
-	sh->nlaunched = pb->nparticipants;
+	st->havedead = sh->havedead;
+	st->indtuples = sh->indtuples;
+	*brokenHotChain = sh->brokenhotchain;
+	reltuples = sh->reltuples;
 	SpinLockRelease(&sh->mutex);
-	ConditionVariableBroadcast(&sh->workersdonecv);
-	for (;;)
-	{
-		SpinLockAcquire(&sh->mutex);
-		if (sh->nparticipantsdone == pb->nparticipants)
-		{
-			st->havedead = sh->havedead;
-			st->indtuples = sh->indtuples;
-			*brokenHotChain = sh->brokenhotchain;
-			reltuples = sh->reltuples;
-			SpinLockRelease(&sh->mutex);
-			break;
-		}
-		SpinLockRelease(&sh->mutex);
-		ConditionVariableSleep(&sh->workersdonecv,
-							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
-	}
-	ConditionVariableCancelSleep();
 
 	/* worker 0 merges the live runs (SrmParallelNextTuple); dead ones here */
 	st->live = NULL;
@@ -570,67 +431,14 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 }
 
 /*
- * next_chunk
- *		Make worker 0's next message the current one; false at the end of
- *		the merge.
- */
-static bool
-next_chunk(SrmParallelBuild *pb)
-{
-	shm_mq_result res;
-	Size		n;
-	void	   *data;
-	bool		done;
-
-	if (pb->stream_done)
-		return false;
-	res = shm_mq_receive(pb->mqh, &n, &data, false);
-	if (res == SHM_MQ_SUCCESS)
-	{
-		if ((uintptr_t) data % MAXIMUM_ALIGNOF != 0)
-		{
-			if (pb->aligned == NULL)
-				pb->aligned = MemoryContextAlloc(GetMemoryChunkContext(pb),
-												 SRM_PB_CHUNK);
-			memcpy(pb->aligned, data, n);
-			data = pb->aligned;
-		}
-		pb->chunk = data;
-		pb->chunk_len = n;
-		pb->chunk_pos = 0;
-		return true;
-	}
-	/* detached: the end of the merge, or worker 0 failed */
-	SpinLockAcquire(&pb->shared->mutex);
-	done = pb->shared->merge_done;
-	SpinLockRelease(&pb->shared->mutex);
-	if (!done)
-	{
-		/* its error, if it sent one, is raised here */
-		WaitForParallelWorkersToFinish(pb->pcxt);
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("srmsort: the parallel worker merging the index tuples exited early")));
-	}
-	pb->stream_done = true;
-	return false;
-}
-
-/*
  * SrmParallelNextTuple
  *		See pbuild.h.
  */
 IndexTuple
 SrmParallelNextTuple(SrmParallelBuild *pb)
 {
-	IndexTuple	itup;
-
-	while (pb->chunk_pos >= pb->chunk_len)
-		if (!next_chunk(pb))
-			return NULL;
-	itup = (IndexTuple) (pb->chunk + pb->chunk_pos);
-	pb->chunk_pos += MAXALIGN(IndexTupleSize(itup));
-	return itup;
+	return (IndexTuple) SrmPStreamNext(&pb->ps, &pb->shared->mutex,
+									   &pb->shared->merge_done);
 }
 
 /*
@@ -640,8 +448,7 @@ SrmParallelNextTuple(SrmParallelBuild *pb)
 void
 SrmParallelWaitMerge(SrmParallelBuild *pb)
 {
-	if (pb->chunk_pos >= pb->chunk_len)
-		(void) next_chunk(pb);
+	SrmPStreamWaitFirst(&pb->ps, &pb->shared->mutex, &pb->shared->merge_done);
 }
 
 /*
@@ -652,7 +459,7 @@ void
 SrmParallelMergeStats(SrmParallelBuild *pb, SrmSortStats *stats)
 {
 	/* written before merge_done, which the end of the stream has shown */
-	Assert(pb->stream_done);
+	Assert(pb->ps.done);
 	*stats = pb->shared->merge_stats;
 }
 
@@ -664,24 +471,14 @@ char *
 SrmParallelDescribe(SrmParallelBuild *pb)
 {
 	SrmPBShared *sh = pb->shared;
-	StringInfoData buf;
+	int64		runs[SRM_PB_MAX_WORKERS + 1];
 	int			p;
-	bool		first = true;
 
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "participants %d (%d workers%s), runs per participant ",
-					 pb->nparticipants, pb->pcxt->nworkers_launched,
-					 pb->leader_participates ? " and the leader" : "");
 	for (p = 0; p <= sh->nworkers; p++)
-	{
-		if (!sh->parts[p].done)
-			continue;
-		appendStringInfo(&buf, "%s%s %lld", first ? "" : ", ",
-						 p == sh->nworkers ? "leader" : psprintf("worker %d", p),
-						 (long long) (sh->parts[p].live_runs + sh->parts[p].dead_runs));
-		first = false;
-	}
-	return buf.data;
+		runs[p] = sh->parts[p].done ?
+			sh->parts[p].live_runs + sh->parts[p].dead_runs : -1;
+	return SrmPStreamDescribe(pb->nparticipants, pb->ps.pcxt->nworkers_launched,
+							  pb->leader_participates, sh->nworkers, runs);
 }
 
 /*
@@ -691,15 +488,9 @@ SrmParallelDescribe(SrmParallelBuild *pb)
 void
 SrmParallelEnd(SrmParallelBuild *pb)
 {
-	int			i;
-
-	WaitForParallelWorkersToFinish(pb->pcxt);
-	for (i = 0; i < pb->pcxt->nworkers_launched; i++)
-		InstrAccumParallelQuery(&pb->bufferusage[i], &pb->walusage[i]);
+	SrmPStreamEnd(&pb->ps);
 	if (IsMVCCSnapshot(pb->snapshot))
 		UnregisterSnapshot(pb->snapshot);
-	DestroyParallelContext(pb->pcxt);
-	ExitParallelMode();
 }
 
 /*
@@ -714,11 +505,6 @@ srm_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	Relation	index;
 	LOCKMODE	heapLockmode;
 	LOCKMODE	indexLockmode;
-	WalUsage   *walusage;
-	BufferUsage *bufferusage;
-
-	debug_query_string = shm_toc_lookup(toc, SRM_KEY_QUERY_TEXT, true);
-	pgstat_report_activity(STATE_RUNNING, debug_query_string);
 
 	sh = shm_toc_lookup(toc, SRM_KEY_SHARED, false);
 	if (!sh->isconcurrent)
@@ -731,13 +517,12 @@ srm_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 		heapLockmode = ShareUpdateExclusiveLock;
 		indexLockmode = RowExclusiveLock;
 	}
-	pgstat_report_query_id(sh->queryid, false);
+	SrmPStreamWorkerBegin(toc, sh->queryid);
 
 	heap = table_open(sh->heaprelid, heapLockmode);
 	index = index_open(sh->indexrelid, indexLockmode);
 	SrmSharedDisksAttach(&sh->disks, seg);
 
-	InstrStartParallelQuery();
 	/*
 	 * The disks are divided among the participants as planned (the leader
 	 * last), whether or not all workers could be launched; the memory too,
@@ -749,10 +534,7 @@ srm_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	if (ParallelWorkerNumber == 0)
 		merge_and_send(sh, heap, index, seg, toc);
 
-	bufferusage = shm_toc_lookup(toc, SRM_KEY_BUFFER_USAGE, false);
-	walusage = shm_toc_lookup(toc, SRM_KEY_WAL_USAGE, false);
-	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
-						  &walusage[ParallelWorkerNumber]);
+	SrmPStreamWorkerEnd(toc);
 
 	index_close(index, indexLockmode);
 	table_close(heap, heapLockmode);

@@ -52,6 +52,7 @@
 #include "disks.h"
 #include "mergeplan.h"
 #include "psort.h"
+#include "pstream.h"
 
 /* Participants: the workers 0 .. nworkers - 1 and the leader, nworkers. */
 #define SRM_PS_MAX_PARTS	(SRM_MAX_SHARED_FILES - 1)
@@ -161,9 +162,8 @@ SrmPSortAttach(SrmPSortShared *sh)
 
 /*
  * SrmPSortShare
- *		See psort.h.  Participant q of the nworkers + 1 writes to its range
- *		of the disks (disjoint while there are as many disks as
- *		participants).
+ *		See psort.h.  Participant q of the nworkers + 1 writes to its share
+ *		of the disks (SrmPlanParticipantDisks).
  */
 void
 SrmPSortShare(SrmPSortShared *sh, SrmSorter *s)
@@ -212,17 +212,11 @@ SrmPSortAdopt(SrmPSortShared *sh, SrmSorter *s)
 	int			p;
 	int			n = 0;
 
-	memset(&share, 0, sizeof(share));
-	share.disks = &sh->disks;
-	share.block_size = sh->block_size;
-	share.myfile = sh->nworkers + 1;
-	share.peer_first = 0;
-	share.npeers = sh->nworkers + 1;
+	SrmPStreamMergeShare(&share, &sh->disks, sh->block_size, sh->nworkers);
 	SrmSorterUseShared(s, &share);
 	for (p = 0; p <= sh->nworkers; p++)
 	{
 		char		name[MAXPGPATH];
-		BufFile    *f;
 		bool		done;
 
 		SpinLockAcquire(&sh->mutex);
@@ -231,10 +225,7 @@ SrmPSortAdopt(SrmPSortShared *sh, SrmSorter *s)
 		if (!done)
 			continue;
 		runs_name(name, p);
-		f = BufFileOpenFileSet(&sh->disks.filesets[0].fs, name, O_RDONLY,
-							   false);
-		(void) SrmSorterAdoptRuns(s, f);
-		BufFileClose(f);
+		(void) SrmPStreamAdopt(s, &sh->disks, name);
 		n++;
 	}
 	return n;

@@ -43,6 +43,22 @@ UPDATE x SET pad = 'u' WHERE i % 7 = 0;
 DELETE FROM x WHERE i % 11 = 0;
 CREATE TABLE other (z int);
 VACUUM ANALYZE x;
+-- every column of fixed length: srmsort copies the tuples rather than
+-- re-forming them, but for those older than the column added last
+CREATE TABLE f (k int8, a int4, b float8, c int2, u uuid, e bool);
+INSERT INTO f
+SELECT (i::int8 * 2654435761) % 4294967291, CASE WHEN i % 9 <> 0 THEN i END, i / 7.0,
+       (i % 1000)::int2, CASE WHEN i % 5 <> 0 THEN md5(i::text)::uuid END, i % 2 = 0
+  FROM generate_series(1, 60000) i ORDER BY random();
+ALTER TABLE f ADD COLUMN late int8 DEFAULT 42;
+INSERT INTO f
+SELECT (i::int8 * 2654435761) % 4294967291, i, i / 3.0, (i % 10)::int2, NULL, NULL,
+       CASE WHEN i % 4 = 0 THEN NULL ELSE i END
+  FROM generate_series(60001, 90000) i ORDER BY random();
+CREATE UNIQUE INDEX f_k ON f (k);
+CREATE INDEX f_a ON f (a NULLS FIRST, k);
+DELETE FROM f WHERE k % 10 = 3;
+VACUUM ANALYZE f;
 });
 
 # a snapshot older than the next changes, on another table: those rows'
@@ -53,23 +69,33 @@ $node->safe_psql('postgres', q{
 UPDATE x SET a = a + 4294967291 WHERE i % 13 = 0;
 DELETE FROM x WHERE i % 17 = 0;
 UPDATE x SET pad = repeat('v', 3000) WHERE i % 101 = 0;
+UPDATE f SET b = -b WHERE k % 10 = 7;
+DELETE FROM f WHERE k % 10 = 9;
 });
 
 # CLUSTER in a transaction rolled back: the new heap's pages and VERBOSE's
 # counts (srmsort.create_index off: the index rebuilds are PostgreSQL's)
-my $pages = "SELECT md5(string_agg(format('%s %s %s %s %s %s %s %s %s %s %s', b, lp, lp_off, lp_flags,
+sub pages
+{
+	my ($table) = @_;
+	return "SELECT md5(string_agg(format('%s %s %s %s %s %s %s %s %s %s %s', b, lp, lp_off, lp_flags,
                   lp_len, t_xmin, t_xmax, t_field3, t_ctid, t_infomask2 || ' ' || t_infomask,
                   t_data), E'\\n' ORDER BY b, lp)), count(*)
-               FROM generate_series(0, pg_relation_size('x') / 8192 - 1) b,
-                    heap_page_items(get_raw_page('x', b::int))";
+               FROM generate_series(0, pg_relation_size('$table') / 8192 - 1) b,
+                    heap_page_items(get_raw_page('$table', b::int))";
+}
 sub cluster_in_xact
 {
-	my ($mode, $index) = @_;
+	my ($mode, $index, $table, $settings) = @_;
+	$table //= 'x';
+	$settings //= '';
+	my $pages = pages($table);
 	my ($ret, $out, $err) = $node->psql('postgres', qq{
 SET srmsort.create_index = off;
 SET srmsort.cluster = $mode;
+$settings
 BEGIN;
-CLUSTER VERBOSE x USING $index;
+CLUSTER VERBOSE $table USING $index;
 $pages;
 ROLLBACK;
 });
@@ -91,6 +117,79 @@ for my $index (qw(x_i x_a x_t))
 }
 my @sorted = slurp_file($node->logfile) =~ /srmsort: sorted table "x" for CLUSTER: (\d+) tuples/g;
 is_deeply(\@sorted, [ 98750, 98750, 98750 ], 'srmsort sorted the table each time it was on');
+
+# fixed-length columns: tuples copied as they are where re-forming them
+# would give the same bytes, re-formed where not (NULLs, the added column)
+for my $index (qw(f_k f_a))
+{
+	cluster_in_xact('off', $index, 'f');
+	my ($core, $core_info) = cluster_in_xact('off', $index, 'f');
+	my ($srm, $srm_info) = cluster_in_xact('on', $index, 'f');
+	like($core_info, qr/ [1-9]\d* dead row versions cannot be removed yet/,
+		"$index: with recently dead row versions") or diag($core_info);
+	is($srm, $core, "$index: the same new heap, page by page, as PostgreSQL's CLUSTER");
+	is($srm_info, $core_info, "$index: the same messages");
+}
+like(slurp_file($node->logfile), qr/srmsort: sorted table "f" for CLUSTER/, 'srmsort sorted f');
+
+# with the workers PostgreSQL would give building the index (two at 128MB,
+# one at 64MB): scanned and sorted by every participant, merged by worker
+# 0, written by the leader -- the same tuples (versions of one row share
+# their key: those may come in another order), in key order, and the same
+# messages
+sub tuples
+{
+	my ($table) = @_;
+	return "SELECT md5(string_agg(format('%s %s %s %s %s', t_xmin, t_xmax, t_infomask2, t_infomask, t_data),
+                  E'\\n' ORDER BY t_data, t_xmin::text::bigint)), count(*)
+               FROM generate_series(0, pg_relation_size('$table') / 8192 - 1) b,
+                    heap_page_items(get_raw_page('$table', b::int))";
+}
+for my $case (['128MB', 'x', 'x_a', 3, 'a >= lead(a) OVER (ORDER BY ctid)'],
+			  ['64MB', 'x', 'x_i', 2, 'i <= lead(i) OVER (ORDER BY ctid)'],
+			  ['128MB', 'f', 'f_k', 3, 'k <= lead(k) OVER (ORDER BY ctid)'])
+{
+	my ($mem, $table, $index, $np, $inorder) = @$case;
+	my $check = tuples($table) . ";\nSELECT bool_and(o) FROM (SELECT $inorder AS o FROM $table) s";
+	my %r;
+	my $log_pos = -s $node->logfile;
+	for my $mode ('off', 'on')
+	{
+		my ($ret, $out, $err) = $node->psql('postgres', qq{
+SET srmsort.create_index = off;
+SET srmsort.cluster = $mode;
+SET maintenance_work_mem = '$mem';
+SET max_parallel_maintenance_workers = 2;
+SET min_parallel_table_scan_size = 0;
+BEGIN;
+CLUSTER VERBOSE $table USING $index;
+$check;
+ROLLBACK;
+});
+		$err =~ s/^CPU: .*$//mg;
+		$r{$mode} = [ $out, $err ];
+	}
+	like($r{off}[0], qr/^[0-9a-f]{32}\|[1-9]\d*\n/, "$index at $mem: PostgreSQL's tuples") or diag($r{off}[1]);
+	is($r{on}[0], $r{off}[0], "$index at $mem, parallel: the same tuples as PostgreSQL's CLUSTER");
+	like($r{on}[0], qr/\nt$/, "$index at $mem, parallel: in key order");
+	is($r{on}[1], $r{off}[1], "$index at $mem, parallel: the same messages");
+	like(slurp_file($node->logfile, $log_pos),
+		qr/sorted table "$table" for CLUSTER: \d+ tuples, [\d.]+ s\n[^\n]*DETAIL:  participants $np \(\d workers and the leader\)/,
+		"$index at $mem: $np participants");
+}
+# an expression index: PostgreSQL's CLUSTER runs no user code in a worker,
+# nor does srmsort's (an error there would say "parallel worker")
+{
+	my $log_pos = -s $node->logfile;
+	my $settings = "SET maintenance_work_mem = '128MB'; SET max_parallel_maintenance_workers = 2;
+		SET min_parallel_table_scan_size = 0;";
+	my ($core, $core_info) = cluster_in_xact('off', 'x_t', 'x', $settings);
+	my ($srm, $srm_info) = cluster_in_xact('on', 'x_t', 'x', $settings);
+	is($srm, $core, "x_t at 128MB: the same new heap as PostgreSQL's CLUSTER");
+	my $log = slurp_file($node->logfile, $log_pos);
+	like($log, qr/sorted table "x" for CLUSTER/, 'x_t at 128MB: srmsort sorted');
+	unlike($log, qr/participants/, 'x_t at 128MB: in one process');
+}
 
 # equal keys: the same tuples, in key order
 my $tuples = "SELECT md5(string_agg(format('%s %s %s %s', t_xmin, t_xmax, t_infomask, t_data),

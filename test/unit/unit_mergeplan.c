@@ -268,8 +268,8 @@ unit_block_size(void)
 
 /*
  * unit_participants
- *		SrmPlanParticipantDisks: disjoint ranges covering every disk when
- *		there are enough disks, else one disk each, spread.
+ *		SrmPlanParticipantDisks: equal disjoint ranges covering every disk
+ *		when the disks divide evenly, else every disk for each.
  */
 static void
 unit_participants(void)
@@ -295,12 +295,16 @@ unit_participants(void)
 				CHECK(count >= 1 && first >= 0 && first + count <= ndisks,
 					  "SrmPlanParticipantDisks(%d disks, %d of %d) = [%d, +%d)",
 					  ndisks, q, n, first, count);
-				if (ndisks < n)
+				if (ndisks % n != 0)
 				{
-					CHECK(count == 1, "SrmPlanParticipantDisks(%d disks, %d of %d): %d disks",
-						  ndisks, q, n, count);
+					CHECK(first == 0 && count == ndisks,
+						  "SrmPlanParticipantDisks(%d disks, %d of %d): [%d, +%d), not all",
+						  ndisks, q, n, first, count);
 					continue;
 				}
+				CHECK(count == ndisks / n,
+					  "SrmPlanParticipantDisks(%d disks, %d of %d): %d disks, not %d",
+					  ndisks, q, n, count, ndisks / n);
 				for (d = first; d < first + count && d < ndisks && d >= 0; d++)
 				{
 					CHECK(owner[d] == -1,
@@ -309,7 +313,7 @@ unit_participants(void)
 					owner[d] = q;
 				}
 			}
-			if (ndisks >= n)
+			if (ndisks % n == 0)
 				for (d = 0; d < ndisks; d++)
 					CHECK(owner[d] != -1,
 						  "SrmPlanParticipantDisks(%d disks, %d parts): disk %d unused",
