@@ -46,22 +46,15 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "commands/progress.h"
-#include "executor/instrument.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/buffile.h"
 #include "storage/condition_variable.h"
-#include "storage/proc.h"
-#include "storage/shm_mq.h"
 #include "storage/spin.h"
-#include "tcop/tcopprot.h"
-#include "utils/backend_status.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/wait_event.h"
 
 #include "compat.h"
 #include "disks.h"
@@ -227,14 +220,10 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	int64		dead_runs = 0;
 
 	memset(&st, 0, sizeof(st));
-	memset(&share, 0, sizeof(share));
-	share.disks = &sh->disks;
-	share.block_size = sh->block_size;
-	SrmPlanParticipantDisks(sh->disks.ndisks, q, n, &share.first_disk,
-							&share.ndisks);
+	SrmPStreamParticipantShare(&share, &sh->disks, sh->block_size,
+							   live_file(sh, p), q, n);
 
 	st.live = SrmSorterBeginIndex(heap, index, sortmem, 0, SRM_SORT_NONE);
-	share.myfile = live_file(sh, p);
 	SrmSorterUseShared(st.live, &share);
 	if (sh->isunique)
 	{

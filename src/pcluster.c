@@ -49,9 +49,7 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
-#include "executor/instrument.h"
 #include "executor/tuptable.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
@@ -59,15 +57,10 @@
 #include "storage/bufmgr.h"
 #include "storage/buffile.h"
 #include "storage/condition_variable.h"
-#include "storage/proc.h"
-#include "storage/shm_mq.h"
 #include "storage/spin.h"
-#include "tcop/tcopprot.h"
-#include "utils/backend_status.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/wait_event.h"
 
 #include "compat.h"
 #include "disks.h"
@@ -198,12 +191,7 @@ scan_and_sort(SrmPCShared *sh, Relation heap, Relation index, int p, int q,
 	char		name[MAXPGPATH];
 	int64		runs;
 
-	memset(&share, 0, sizeof(share));
-	share.disks = &sh->disks;
-	share.block_size = sh->block_size;
-	share.myfile = p;
-	SrmPlanParticipantDisks(sh->disks.ndisks, q, n, &share.first_disk,
-							&share.ndisks);
+	SrmPStreamParticipantShare(&share, &sh->disks, sh->block_size, p, q, n);
 	sorter = SrmSorterBeginIndexOrder(sdesc, index, sortmem,
 									  (double) RelationGetNumberOfBlocks(heap) *
 									  BLCKSZ / n, SRM_SORT_NONE);

@@ -171,12 +171,8 @@ SrmPSortShare(SrmPSortShared *sh, SrmSorter *s)
 	SrmSorterShare share;
 	int			p = participant(sh);
 
-	memset(&share, 0, sizeof(share));
-	share.disks = &sh->disks;
-	share.block_size = sh->block_size;
-	share.myfile = p;
-	SrmPlanParticipantDisks(sh->disks.ndisks, p, sh->nworkers + 1,
-							&share.first_disk, &share.ndisks);
+	SrmPStreamParticipantShare(&share, &sh->disks, sh->block_size, p, p,
+							   sh->nworkers + 1);
 	SrmSorterUseShared(s, &share);
 }
 

@@ -337,6 +337,22 @@ SrmPStreamMergeShare(SrmSorterShare *share, SrmSharedDisks *disks,
 }
 
 /*
+ * SrmPStreamParticipantShare
+ *		See pstream.h.
+ */
+void
+SrmPStreamParticipantShare(SrmSorterShare *share, SrmSharedDisks *disks,
+						   int block_size, int myfile, int q, int n)
+{
+	memset(share, 0, sizeof(SrmSorterShare));
+	share->disks = disks;
+	share->block_size = block_size;
+	share->myfile = myfile;
+	SrmPlanParticipantDisks(disks->ndisks, q, n, &share->first_disk,
+							&share->ndisks);
+}
+
+/*
  * SrmPStreamAdopt
  *		See pstream.h.
  */

@@ -113,6 +113,14 @@ extern void SrmPStreamWaitAll(ConditionVariable *cv, slock_t *mutex,
 extern void SrmPStreamMergeShare(SrmSorterShare *share, SrmSharedDisks *disks,
 								 int block_size, int nworkers);
 
+/*
+ * Participant q of n of a context's shared disks, writing its file myfile
+ * over its share of the disks (SrmPlanParticipantDisks).
+ */
+extern void SrmPStreamParticipantShare(SrmSorterShare *share,
+									   SrmSharedDisks *disks, int block_size,
+									   int myfile, int q, int n);
+
 /* Give s the runs listed in disk 0's file name; returns how many. */
 extern int64 SrmPStreamAdopt(SrmSorter *s, SrmSharedDisks *disks,
 							 const char *name);
