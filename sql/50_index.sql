@@ -49,6 +49,9 @@ SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (a) WITH (fillfactor = 60)'
 -- multi-column, INCLUDE, text under several collations and opclasses
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup, a DESC)',
   ARRAY['SELECT dup, a FROM ix WHERE dup BETWEEN 5 AND 9 ORDER BY dup, a DESC']);
+-- keys of fixed length with padding between them, posting lists, NULLs
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (((dup %% 50)::int2), ((n %% 3)::int8))',
+  ARRAY['SELECT dup, n FROM ix WHERE (dup % 50)::int2 = 7 ORDER BY (dup % 50)::int2, (n % 3)::int8, i']);
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup) INCLUDE (pad, i)',
   ARRAY['SELECT dup, pad, i FROM ix WHERE dup = 3']);
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "C")',

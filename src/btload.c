@@ -93,6 +93,8 @@ struct SrmBtLoader
 	SrmBtLevel *leaf;			/* NULL until the first tuple */
 	BTDedupState dstate;		/* NULL unless deduplicating */
 	IndexTuple	dbase;			/* room for the pending list's base tuple */
+	bool		dlone;			/* dbase pending alone, dstate not started */
+	bool		fixed_keys;		/* every key column of fixed length */
 };
 
 static Page new_page(uint32 level);
@@ -145,6 +147,10 @@ SrmBtLoadBegin(Relation heapRel, Relation indexRel, bool allow_dedup)
 		ld->dstate = d;
 		/* an index tuple never fills a page */
 		ld->dbase = palloc(BLCKSZ);
+		ld->fixed_keys = true;
+		for (int i = 0; i < ld->nkeyatts; i++)
+			if (TupleDescAttr(RelationGetDescr(indexRel), i)->attlen <= 0)
+				ld->fixed_keys = false;
 	}
 	MemoryContextSwitchTo(old);
 	return ld;
@@ -198,7 +204,9 @@ static void
 page_add(Page page, Size size, IndexTuple itup, OffsetNumber off,
 		 bool minus_infinity)
 {
+	PageHeader	phdr = (PageHeader) page;
 	IndexTupleData pivot;
+	ItemId		lp;
 
 	if (minus_infinity)
 	{
@@ -208,8 +216,19 @@ page_add(Page page, Size size, IndexTuple itup, OffsetNumber off,
 		itup = &pivot;
 		size = sizeof(IndexTupleData);
 	}
-	if (PageAddItem(page, (char *) itup, size, off, false, false) == InvalidOffsetNumber)
+
+	/*
+	 * Items only ever go after the last one: what PageAddItem would do,
+	 * without its search for a free line pointer and its shuffling.
+	 */
+	Assert(off == PageGetMaxOffsetNumber(page) + 1);
+	if (phdr->pd_upper - phdr->pd_lower < MAXALIGN(size) + sizeof(ItemIdData))
 		elog(ERROR, "failed to add item to the index page");
+	lp = PageGetItemId(page, off);
+	phdr->pd_lower += sizeof(ItemIdData);
+	phdr->pd_upper -= MAXALIGN(size);
+	ItemIdSetNormal(lp, phdr->pd_upper, size);
+	memcpy((char *) page + phdr->pd_upper, itup, size);
 }
 
 /*
@@ -369,13 +388,22 @@ slide_left(Page page)
 
 /*
  * dedup_flush
- *		Emit the pending posting list (or the lone tuple) to the leaves.
+ *		Emit what is pending, if anything, to the leaves: the lone tuple,
+ *		or the posting list (a tuple as it was if it has one TID).
  */
 static void
 dedup_flush(SrmBtLoader *ld)
 {
 	BTDedupState d = ld->dstate;
 
+	if (ld->dlone)
+	{
+		level_add(ld, ld->leaf, ld->dbase, 0);
+		ld->dlone = false;
+		return;
+	}
+	if (d->base == NULL)
+		return;
 	if (d->nitems == 1)
 		level_add(ld, ld->leaf, d->base, 0);
 	else
@@ -394,8 +422,31 @@ dedup_flush(SrmBtLoader *ld)
 }
 
 /*
+ * same_key
+ *		Whether two leaf tuples' keys are binary equal (all of them, as
+ *		_bt_keep_natts_fast finds).  Without NULLs, keys of fixed length
+ *		lie at the same offsets in both and the bytes between (alignment
+ *		padding) are zeros, so the data compares as one block.
+ */
+static inline bool
+same_key(SrmBtLoader *ld, IndexTuple a, IndexTuple b)
+{
+	if (ld->fixed_keys && !IndexTupleHasNulls(a) && !IndexTupleHasNulls(b))
+	{
+		Size		off = IndexInfoFindDataOffset(0);
+
+		return IndexTupleSize(a) == IndexTupleSize(b) &&
+			memcmp((char *) a + off, (char *) b + off,
+				   IndexTupleSize(a) - off) == 0;
+	}
+	return _bt_keep_natts_fast(ld->index, a, b) > ld->nkeyatts;
+}
+
+/*
  * SrmBtLoadAdd
- *		Add the next tuple in btree order.
+ *		Add the next tuple in btree order.  A tuple waits in dbase for the
+ *		next one; a posting list is started only when that has the same
+ *		key, so unique keys never pay for one.
  */
 void
 SrmBtLoadAdd(SrmBtLoader *ld, IndexTuple itup)
@@ -408,19 +459,24 @@ SrmBtLoadAdd(SrmBtLoader *ld, IndexTuple itup)
 
 	if (d == NULL)
 		level_add(ld, ld->leaf, itup, 0);
-	else if (d->base != NULL &&
-			 _bt_keep_natts_fast(ld->index, d->base, itup) > ld->nkeyatts &&
-			 _bt_dedup_save_htid(d, itup))
-	{
-		/* same key as the pending posting list: its TID was taken */
-	}
 	else
 	{
-		if (d->base != NULL)
-			dedup_flush(ld);
+		if (ld->dlone && same_key(ld, ld->dbase, itup))
+		{
+			_bt_dedup_start_pending(d, ld->dbase, InvalidOffsetNumber);
+			ld->dlone = false;
+		}
+		if (d->base != NULL && same_key(ld, d->base, itup) &&
+			_bt_dedup_save_htid(d, itup))
+		{
+			/* same key as the pending posting list: its TID was taken */
+			MemoryContextSwitchTo(old);
+			return;
+		}
+		dedup_flush(ld);
 		/* the caller's tuple lives only until its next one: copy it */
 		memcpy(ld->dbase, itup, IndexTupleSize(itup));
-		_bt_dedup_start_pending(d, ld->dbase, InvalidOffsetNumber);
+		ld->dlone = true;
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -439,7 +495,7 @@ SrmBtLoadFinish(SrmBtLoader *ld)
 	Page		meta;
 	BlockNumber npages;
 
-	if (ld->dstate != NULL && ld->dstate->base != NULL)
+	if (ld->dstate != NULL)
 		dedup_flush(ld);
 
 	/* adding a downlink may open a new level above: re-read lv->parent */

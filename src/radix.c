@@ -176,9 +176,11 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
  * SrmRadixSort
  *		NULLS FIRST nulls to the front, NULLS LAST nulls to the back, the
  *		values between radix sorted on datum1; nothing moves if a[] is in
- *		order already.
+ *		order already.  Returns false when a[] was found in strictly
+ *		ascending order (no two equal keys: SrmRadixFixTies has nothing to
+ *		do), true otherwise.
  */
-void
+bool
 SrmRadixSort(SrmTuple *a, int64 n)
 {
 	int64		lo = 0,
@@ -186,6 +188,7 @@ SrmRadixSort(SrmTuple *a, int64 n)
 	int64		i;
 	uint64		any = 0,
 				all = ~UINT64CONST(0);
+	bool		ties = false;
 
 	/*
 	 * Input already in order (an index rebuilt after CLUSTER, a table
@@ -194,13 +197,20 @@ SrmRadixSort(SrmTuple *a, int64 n)
 	 */
 	for (i = 1; i < n; i++)
 	{
-		if (a[i].nrank < a[i - 1].nrank ||
-			(a[i].nrank == a[i - 1].nrank &&
-			 (uint64) a[i].datum1 < (uint64) a[i - 1].datum1))
-			break;
+		if (a[i].nrank != a[i - 1].nrank)
+		{
+			if (a[i].nrank < a[i - 1].nrank)
+				break;
+		}
+		else if ((uint64) a[i].datum1 <= (uint64) a[i - 1].datum1)
+		{
+			if ((uint64) a[i].datum1 < (uint64) a[i - 1].datum1)
+				break;
+			ties = true;
+		}
 	}
 	if (i >= n)
-		return;
+		return ties;
 
 	for (i = 0; i < hi;)
 	{
@@ -232,6 +242,7 @@ SrmRadixSort(SrmTuple *a, int64 n)
 		/* start below the bits all keys share (small ranges skip passes) */
 		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1);
 	}
+	return true;
 }
 
 /*

@@ -17,8 +17,11 @@
 
 #include "keys.h"
 
-/* Sort a[0..n) by (nrank, datum1); checks for interrupts. */
-extern void SrmRadixSort(SrmTuple *a, int64 n);
+/*
+ * Sort a[0..n) by (nrank, datum1); checks for interrupts.  False when a[]
+ * was strictly ascending already: no equal keys for SrmRadixFixTies.
+ */
+extern bool SrmRadixSort(SrmTuple *a, int64 n);
 
 /* Order the groups of equal (nrank, datum1) of a sorted a[0..n). */
 extern void SrmRadixFixTies(SrmTuple *a, int64 n, SrmKeys *keys);

@@ -316,8 +316,7 @@ SrmMemLoadSort(SrmMemLoad *load)
 		return;
 	if (keys->norm != SRM_NORM_NONE)
 	{
-		SrmRadixSort(load->tuples, load->ntuples);
-		if (SrmKeysNeedTies(keys))
+		if (SrmRadixSort(load->tuples, load->ntuples) && SrmKeysNeedTies(keys))
 			SrmRadixFixTies(load->tuples, load->ntuples, keys);
 		return;
 	}

@@ -133,6 +133,8 @@ radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
 	int64		i,
 				bad = -1,
 				dup = -1;
+	bool		ties,
+				strict;
 
 	for (i = 0; i < n; i++)
 	{
@@ -141,7 +143,10 @@ radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
 		a[i].datum1 = (Datum) dist_key(dist, i, n, rng, &a[i].nrank);
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
-	SrmRadixSort(a, n);
+	ties = SrmRadixSort(a, n);
+	for (i = 1; i < n && cmp_rank_key(&b[i - 1], &b[i]) < 0; i++)
+		;
+	strict = i >= n;
 	qsort(b, n, sizeof(SrmTuple), cmp_rank_key);
 	for (i = 0; i < n; i++)
 	{
@@ -163,6 +168,9 @@ radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
 		  bad < 0 ? 0 : b[bad].nrank, bad < 0 ? 0ULL : (unsigned long long) b[bad].datum1);
 	CHECK(dup < 0, "radix %s n=%lld: not a permutation at %lld", dist_names[dist],
 		  (long long) n, (long long) dup);
+	/* the tie fix is skipped only for input strictly ascending already */
+	CHECK(ties != strict, "radix %s n=%lld: returned %d for input %sstrictly ascending",
+		  dist_names[dist], (long long) n, ties, strict ? "" : "not ");
 	pfree(a);
 	pfree(b);
 	pfree(seen);
@@ -193,8 +201,8 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 		SrmKeysSetDatum1(keys, &a[i], false);
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
-	SrmRadixSort(a, n);
-	if (SrmKeysNeedTies(keys))
+	/* as SrmMemLoadSort: no tie fix after strictly ascending input */
+	if (SrmRadixSort(a, n) && SrmKeysNeedTies(keys))
 		SrmRadixFixTies(a, n, keys);
 	qsort_arg(b, n, sizeof(SrmTuple), cmp_norm, keys);
 	for (i = 0; i < n; i++)
@@ -232,6 +240,18 @@ fill_sorted_ints(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
 	uint64		r = pg_prng_uint64(rng);
 
 	v[0] = Int64GetDatum(i / 4);
+	v[1] = Int64GetDatum((int64) (r >> 8) % 1000);
+	isnull[0] = false;
+	isnull[1] = (r >> 40) % 13 == 0;
+}
+
+/* (int8 a, int8 b): a strictly ascending, b anything: no ties to fix */
+static void
+fill_strict_ints(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	uint64		r = pg_prng_uint64(rng);
+
+	v[0] = Int64GetDatum(i);
 	v[1] = Int64GetDatum((int64) (r >> 8) % 1000);
 	isnull[0] = false;
 	isnull[1] = (r >> 40) % 13 == 0;
@@ -300,6 +320,9 @@ unit_radix(void)
 			radix_ties(order ? "int8 DESC" : "int8", one, desc, sizes[s], fill_ints, &rng);
 			radix_ties(order ? "sorted (int8 DESC, int8 ASC)" : "sorted (int8 ASC, int8 DESC)",
 					   two, desc, sizes[s], fill_sorted_ints, &rng);
+			radix_ties(order ? "strictly ascending (int8 DESC, int8 ASC)" :
+					   "strictly ascending (int8 ASC, int8 DESC)",
+					   two, desc, sizes[s], fill_strict_ints, &rng);
 			radix_ties(order ? "text DESC" : "text", text, tdesc, sizes[s], fill_text, &rng);
 		}
 	}
