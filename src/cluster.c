@@ -195,13 +195,14 @@ copy_as_is_possible(TupleDesc olddesc, TupleDesc newdesc)
 
 /*
  * copy_as_is
- *		Copy old's tuple into buf as heap_form_tuple would have re-formed it,
- *		if its header is one heap_form_tuple writes: all natts columns, a
- *		null bitmap only when a column is NULL, and the t_hoff that follows.
- *		The visibility fields are the rewrite's to set from old's.
+ *		Copy the tuple at src (old's bytes, whose header old->t_data holds)
+ *		into buf as heap_form_tuple would have re-formed it, if its header
+ *		is one heap_form_tuple writes: all natts columns, a null bitmap only
+ *		when a column is NULL, and the t_hoff that follows.  The visibility
+ *		fields are the rewrite's to set from old's.
  */
 static bool
-copy_as_is(HeapTuple old, int natts, char *buf, HeapTuple copy)
+copy_as_is(HeapTuple old, const char *src, int natts, char *buf, HeapTuple copy)
 {
 	HeapTupleHeader td = old->t_data;
 	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
@@ -221,7 +222,7 @@ copy_as_is(HeapTuple old, int natts, char *buf, HeapTuple copy)
 		if (i == natts)
 			return false;
 	}
-	memcpy(buf, td, old->t_len);
+	memcpy(buf, src, old->t_len);
 	/* what heap_form_tuple leaves in the header */
 	nd->t_infomask = td->t_infomask & HEAP_HASNULL;
 	nd->t_infomask2 = 0;
@@ -235,31 +236,79 @@ copy_as_is(HeapTuple old, int natts, char *buf, HeapTuple copy)
 }
 
 /*
+ * sorted_payload
+ *		The last column of a sorted record: the heap tuple's TID and bytes.
+ *		Keys of fixed length and no NULL end at one offset, keys_end, found
+ *		once; the payload follows there or at the next int boundary, as
+ *		att_align_pointer tells by the byte there.  Other records are
+ *		deformed through the slot, which holds mt already if in_slot.
+ */
+static struct varlena *
+sorted_payload(MinimalTuple mt, TupleTableSlot *slot, bool in_slot, int nkeys,
+			   int keys_end)
+{
+	bool		pnull;
+
+	if (keys_end >= 0 && !(mt->t_infomask & HEAP_HASNULL))
+	{
+		char	   *data = (char *) mt + mt->t_hoff - MINIMAL_TUPLE_OFFSET;
+		Size		off = att_align_pointer(keys_end,
+											TupleDescAttr(slot->tts_tupleDescriptor,
+														  nkeys)->attalign,
+											-1, data + keys_end);
+
+		return (struct varlena *) (data + off);
+	}
+	if (!in_slot)
+		ExecStoreMinimalTuple(mt, slot, false);
+	return (struct varlena *) DatumGetPointer(slot_getattr(slot, nkeys + 1, &pnull));
+}
+
+/*
+ * sorted_keys_end
+ *		Where the keys of a sorted record end when all are of fixed length
+ *		and none is NULL; -1 if they are not all of fixed length.
+ */
+static int
+sorted_keys_end(TupleDesc sdesc, int nkeys)
+{
+	int			off = 0;
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(sdesc, i);
+
+		if (att->attlen <= 0)
+			return -1;
+		off = att_align_nominal(off, att->attalign) + att->attlen;
+	}
+	return off;
+}
+
+/*
  * rewrite_sorted
  *		Hand one sorted record's heap tuple to the rewrite, re-formed
  *		against the new table's descriptor (reform_and_rewrite_tuple's
  *		work), or copied when as_is and re-forming would not change it.
  *		bufs[0] and bufs[1] are reusable MAXALIGNed buffers of *bufsize
- *		bytes: the old tuple and its copy.
+ *		bytes: the old tuple and its copy.  The rewrite reads only the old
+ *		tuple's header, so a copied tuple's bytes go to bufs[1] alone.
  */
 static void
 rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
-			   TupleTableSlot *outslot, int nkeys, bool as_is, Datum *values,
+			   struct varlena *payload, bool as_is, Datum *values,
 			   bool *isnull, char **bufs, Size *bufsize)
 {
 	TupleDesc	oldTupDesc = RelationGetDescr(OldHeap);
 	TupleDesc	newTupDesc = RelationGetDescr(NewHeap);
-	bool		pnull;
-	struct varlena *payload;
+	const char *src = VARDATA_ANY(payload) + sizeof(ItemPointerData);
 	Size		len;
 	HeapTupleData old;
 	HeapTupleData copy;
 	HeapTuple	copied;
 	int			i;
 
-	payload = (struct varlena *) DatumGetPointer(slot_getattr(outslot, nkeys + 1,
-															  &pnull));
-	Assert(!pnull);
 	len = VARSIZE_ANY_EXHDR(payload) - sizeof(ItemPointerData);
 	if (len > *bufsize)
 	{
@@ -268,16 +317,23 @@ rewrite_sorted(RewriteState rwstate, Relation OldHeap, Relation NewHeap,
 		bufs[1] = repalloc(bufs[1], *bufsize);
 	}
 	memcpy(&old.t_self, VARDATA_ANY(payload), sizeof(ItemPointerData));
-	memcpy(bufs[0], VARDATA_ANY(payload) + sizeof(ItemPointerData), len);
 	old.t_len = len;
 	old.t_tableOid = RelationGetRelid(OldHeap);
 	old.t_data = (HeapTupleHeader) bufs[0];
 
-	if (as_is && copy_as_is(&old, newTupDesc->natts, bufs[1], &copy))
+	if (as_is)
 	{
-		rewrite_heap_tuple(rwstate, &old, &copy);
-		return;
+		/* the header and its null bitmap, all copy_as_is looks at */
+		memcpy(bufs[0], src,
+			   Min(len, MAXALIGN(SizeofHeapTupleHeader +
+								 BITMAPLEN(newTupDesc->natts))));
+		if (copy_as_is(&old, src, newTupDesc->natts, bufs[1], &copy))
+		{
+			rewrite_heap_tuple(rwstate, &old, &copy);
+			return;
+		}
 	}
+	memcpy(bufs[0], src, len);
 	heap_deform_tuple(&old, oldTupDesc, values, isnull);
 	for (i = 0; i < newTupDesc->natts; i++)
 	{
@@ -332,6 +388,7 @@ sort_and_rewrite(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	char	   *bufs[2];
 	bool		as_is = copy_as_is_possible(RelationGetDescr(OldHeap),
 											RelationGetDescr(NewHeap));
+	int			keys_end = sorted_keys_end(sdesc, nkeys);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(OldHeap);
 	SrmClusterCounts counts;
 	RewriteState rwstate;
@@ -390,20 +447,28 @@ sort_and_rewrite(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	bufs[1] = palloc(bufsize);
 	for (;;)
 	{
+		MinimalTuple mt;
+		bool		should_free;
+
 		CHECK_FOR_INTERRUPTS();
 		if (pc != NULL)
 		{
-			MinimalTuple mt = SrmClusterParallelNext(pc);
-
+			mt = SrmClusterParallelNext(pc);
 			if (mt == NULL)
 				break;
-			ExecStoreMinimalTuple(mt, slot, false);
 		}
-		else if (!SrmSorterGetSlot(sorter, true, slot))
-			break;
+		else
+		{
+			if (!SrmSorterGetSlot(sorter, true, slot))
+				break;
+			/* the slot's own tuple (a minimal slot): nothing copied */
+			mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+			Assert(!should_free);
+		}
 		n_written += 1;
-		rewrite_sorted(rwstate, OldHeap, NewHeap, slot, nkeys, as_is, values,
-					   isnull, bufs, &bufsize);
+		rewrite_sorted(rwstate, OldHeap, NewHeap,
+					   sorted_payload(mt, slot, pc == NULL, nkeys, keys_end), as_is,
+					   values, isnull, bufs, &bufsize);
 		pgstat_progress_update_param(SRM_PROGRESS_CLUSTER_TUPLES_WRITTEN,
 									 n_written);
 	}

@@ -59,6 +59,15 @@ CREATE UNIQUE INDEX f_k ON f (k);
 CREATE INDEX f_a ON f (a NULLS FIRST, k);
 DELETE FROM f WHERE k % 10 = 3;
 VACUUM ANALYZE f;
+-- a key of two bytes and rows both sides of 127 bytes: the sorted record's
+-- heap tuple starts right after the key, or at the next int boundary (keys
+-- unique, one NULL among them: equal keys may come in any order)
+CREATE TABLE w (c int2, v text);
+INSERT INTO w
+SELECT CASE WHEN i <> 777 THEN (i - 10000)::int2 END, repeat(md5(i::text), i % 9)
+  FROM generate_series(1, 20000) i ORDER BY random();
+CREATE INDEX w_c ON w (c);
+VACUUM ANALYZE w;
 });
 
 # a snapshot older than the next changes, on another table: those rows'
@@ -131,6 +140,14 @@ for my $index (qw(f_k f_a))
 	is($srm_info, $core_info, "$index: the same messages");
 }
 like(slurp_file($node->logfile), qr/srmsort: sorted table "f" for CLUSTER/, 'srmsort sorted f');
+{
+	cluster_in_xact('off', 'w_c', 'w');
+	my ($core, $core_info) = cluster_in_xact('off', 'w_c', 'w');
+	my ($srm, $srm_info) = cluster_in_xact('on', 'w_c', 'w');
+	is($srm, $core, "w_c: the same new heap, page by page, as PostgreSQL's CLUSTER");
+	is($srm_info, $core_info, "w_c: the same messages");
+	like(slurp_file($node->logfile), qr/srmsort: sorted table "w" for CLUSTER/, 'srmsort sorted w');
+}
 
 # with the workers PostgreSQL would give building the index (two at 128MB,
 # one at 64MB): scanned and sorted by every participant, merged by worker
