@@ -461,13 +461,20 @@ SrmBtLoadAdd(SrmBtLoader *ld, IndexTuple itup)
 		level_add(ld, ld->leaf, itup, 0);
 	else
 	{
-		if (ld->dlone && same_key(ld, ld->dbase, itup))
+		bool		same = false;
+
+		if (ld->dlone)
 		{
-			_bt_dedup_start_pending(d, ld->dbase, InvalidOffsetNumber);
-			ld->dlone = false;
+			same = same_key(ld, ld->dbase, itup);
+			if (same)
+			{
+				_bt_dedup_start_pending(d, ld->dbase, InvalidOffsetNumber);
+				ld->dlone = false;
+			}
 		}
-		if (d->base != NULL && same_key(ld, d->base, itup) &&
-			_bt_dedup_save_htid(d, itup))
+		else if (d->base != NULL)
+			same = same_key(ld, d->base, itup);
+		if (same && _bt_dedup_save_htid(d, itup))
 		{
 			/* same key as the pending posting list: its TID was taken */
 			MemoryContextSwitchTo(old);
