@@ -49,6 +49,7 @@
 
 #include "btload.h"
 #include "compat.h"
+#include "record.h"
 #include "relwrite.h"
 
 #if PG_VERSION_NUM >= 160000
@@ -147,10 +148,8 @@ SrmBtLoadBegin(Relation heapRel, Relation indexRel, bool allow_dedup)
 		ld->dstate = d;
 		/* an index tuple never fills a page */
 		ld->dbase = palloc(BLCKSZ);
-		ld->fixed_keys = true;
-		for (int i = 0; i < ld->nkeyatts; i++)
-			if (TupleDescAttr(RelationGetDescr(indexRel), i)->attlen <= 0)
-				ld->fixed_keys = false;
+		ld->fixed_keys = SrmFixedAttsEnd(RelationGetDescr(indexRel),
+										 ld->nkeyatts) >= 0;
 	}
 	MemoryContextSwitchTo(old);
 	return ld;

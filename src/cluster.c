@@ -82,6 +82,7 @@
 #include "clusterscan.h"
 #include "compat.h"
 #include "pcluster.h"
+#include "record.h"
 #include "sorter.h"
 #include "sortstats.h"
 #include "srmsort.h"
@@ -265,28 +266,6 @@ sorted_payload(MinimalTuple mt, TupleTableSlot *slot, bool in_slot, int nkeys,
 }
 
 /*
- * sorted_keys_end
- *		Where the keys of a sorted record end when all are of fixed length
- *		and none is NULL; -1 if they are not all of fixed length.
- */
-static int
-sorted_keys_end(TupleDesc sdesc, int nkeys)
-{
-	int			off = 0;
-	int			i;
-
-	for (i = 0; i < nkeys; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(sdesc, i);
-
-		if (att->attlen <= 0)
-			return -1;
-		off = att_align_nominal(off, att->attalign) + att->attlen;
-	}
-	return off;
-}
-
-/*
  * rewrite_sorted
  *		Hand one sorted record's heap tuple to the rewrite, re-formed
  *		against the new table's descriptor (reform_and_rewrite_tuple's
@@ -388,7 +367,7 @@ sort_and_rewrite(Relation OldHeap, Relation NewHeap, Relation OldIndex,
 	char	   *bufs[2];
 	bool		as_is = copy_as_is_possible(RelationGetDescr(OldHeap),
 											RelationGetDescr(NewHeap));
-	int			keys_end = sorted_keys_end(sdesc, nkeys);
+	int			keys_end = SrmFixedAttsEnd(sdesc, nkeys);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(OldHeap);
 	SrmClusterCounts counts;
 	RewriteState rwstate;

@@ -50,6 +50,27 @@
 
 
 /*
+ * SrmFixedAttsEnd
+ *		See record.h.
+ */
+int
+SrmFixedAttsEnd(TupleDesc desc, int natts)
+{
+	int			off = 0;
+	int			i;
+
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen <= 0)
+			return -1;
+		off = att_align_nominal(off, att->attalign) + att->attlen;
+	}
+	return off;
+}
+
+/*
  * SrmRecFormatInit
  *		Work out the record format of a sort with these keys.
  */
@@ -57,8 +78,7 @@ void
 SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 {
 	TupleDesc	desc = keys->tupdesc;
-	int			i;
-	int			off = 0;
+	int			off;
 	Form_pg_attribute katt;
 
 	memset(fmt, 0, sizeof(SrmRecFormat));
@@ -73,14 +93,9 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 		return;
 
 	/* the attributes before the key must all have a fixed length */
-	for (i = 0; i < fmt->key_att; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen <= 0)
-			return;
-		off = att_align_nominal(off, att->attalign) + att->attlen;
-	}
+	off = SrmFixedAttsEnd(desc, fmt->key_att);
+	if (off < 0)
+		return;
 	katt = TupleDescAttr(desc, fmt->key_att);
 	if (katt->attlen == -2)
 		return;

@@ -54,6 +54,12 @@ extern Size SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key,
 					  uint8 *nrank);
 
 /*
+ * The data offset where the first natts attributes of desc end when all of
+ * them have a fixed length and none is NULL; -1 if one has not.
+ */
+extern int	SrmFixedAttsEnd(TupleDesc desc, int natts);
+
+/*
  * A record begins with a length word of 1, 2 or 5 bytes: the number of
  * bytes that follow it, shifted left by one, with the low bit set when they
  * begin with a stored normalized key.

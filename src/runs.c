@@ -126,21 +126,11 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	SrmRecFormatInit(&load->fmt, keys);
 	if (keys->kind == SRM_KEYS_INDEX)
 	{
-		TupleDesc	desc = keys->tupdesc;
-		Size		off = 0;
-		int			i;
+		int			off = SrmFixedAttsEnd(keys->tupdesc, keys->tupdesc->natts);
 
-		load->ix_fixed = true;
-		for (i = 0; i < desc->natts; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-
-			if (att->attlen <= 0)
-				load->ix_fixed = false;
-			else
-				off = att_align_nominal(off, att->attalign) + att->attlen;
-		}
-		load->ix_size = MAXALIGN(IndexInfoFindDataOffset(0) + off);
+		load->ix_fixed = off >= 0;
+		if (load->ix_fixed)
+			load->ix_size = MAXALIGN(IndexInfoFindDataOffset(0) + off);
 	}
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);
