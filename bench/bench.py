@@ -71,6 +71,29 @@ DATASETS = {
     "interval": ("SELECT make_interval(secs => random() * 1e9) AS k, i::int8 AS v "
                  "FROM generate_series(1, {rows}) i",
                  "k", "interval key (no normalized form) + int8 payload"),
+    # shapes PostgreSQL's sort must never beat: a descending key, NULL keys,
+    # a second key deciding most of the order, many columns to deform, wide
+    # rows, values stored out of line (the sort moves their TOAST pointers)
+    "int8_desc": ("SELECT (random() * 9e18)::int8 AS k, i::int8 AS v "
+                  "FROM generate_series(1, {rows}) i",
+                  "k DESC", "int8 key descending + int8 payload"),
+    "int8_nulls": ("SELECT CASE WHEN random() < 0.2 THEN NULL ELSE (random() * 9e18)::int8 END AS k, "
+                   "i::int8 AS v FROM generate_series(1, {rows}) i",
+                   "k NULLS FIRST", "int8 key, 20% NULL, NULLS FIRST + int8 payload"),
+    "multikey": ("SELECT (random() * 1000)::int4 AS a, (random() * 9e18)::int8 AS b, i::int8 AS v "
+                 "FROM generate_series(1, {rows}) i",
+                 "a, b", "int4 key of 1000 values, then an int8 key + int8 payload"),
+    "many_cols": ("SELECT (random() * 9e18)::int8 AS k, "
+                  + ", ".join("(i + %d)::int4 AS c%d" % (n, n) for n in range(1, 21))
+                  + " FROM generate_series(1, {rows}) i",
+                  "k", "int8 key + 20 int4 columns"),
+    "wide": ("SELECT (random() * 9e18)::int8 AS k, repeat(md5(i::text), 16) AS v "
+             "FROM generate_series(1, {rows}) i",
+             "k", "int8 key + 512-byte text payload"),
+    "toast": ("SELECT (random() * 9e18)::int8 AS k, "
+              "(SELECT string_agg(md5(random()::text || g), '') FROM generate_series(1, 70 + 0 * i) g) AS v "
+              "FROM generate_series(1, {rows}) i",
+              "k", "int8 key + 2240-byte random text payload, stored out of line (TOAST)"),
     "text_c": (TEXT_KEYS, 'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
     "text_cutf8": (TEXT_KEYS, 'k COLLATE "C.utf8"',
                    "random text keys of 16-32 characters, libc C.UTF-8"),

@@ -29,14 +29,7 @@ set -- ${ARGS[@]+"${ARGS[@]}"}
 
 . "$(dirname "$0")/../test/lib.sh"
 
-srm_packages
-srm_bench_packages
-srm_setup_tmp
-srm_build
-SRM_EXTRA_CONF="shared_buffers = '1GB'
-max_wal_size = '4GB'
-log_temp_files = -1" srm_cluster_start
-srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
+srm_bench_cluster
 srm_bench_outdirs "$@"
 SRM_PYTHONPATH=""
 case " $* " in *duckdb*) srm_bench_duckdb ;; esac

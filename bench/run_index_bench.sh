@@ -19,13 +19,7 @@ if [ "${1:-}" = --pg ]; then
 fi
 . "$(dirname "$0")/../test/lib.sh"
 
-srm_packages
-srm_setup_tmp
-srm_build
-SRM_EXTRA_CONF="shared_buffers = '1GB'
-max_wal_size = '8GB'
-log_temp_files = -1" srm_cluster_start
-srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
+srm_bench_cluster 8GB
 srm_bench_outdirs "$@"
 srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
     PYTHONPATH="$SRM_REPO/bench" \

@@ -84,7 +84,7 @@
 #include "writering.h"
 
 /* in-memory results: tuples fetched this far ahead of the reader */
-#define SRM_FETCH_AHEAD 8
+#define SRM_FETCH_AHEAD 32
 
 static const char *const state_names[] = {
 	"initial", "build runs", "runs finished", "sorted in memory",
