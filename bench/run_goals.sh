@@ -52,7 +52,7 @@ bench() {
 # drop the tables once done with them (the 50M records take 6GB); int8's
 # stay for parallel
 drop_tables() {
-    srm_psql -qAtc "SELECT format('DROP TABLE %I', relname) FROM pg_class
+    srm_psql -qAtc "SELECT format('DROP TABLE %I;', relname) FROM pg_class
         WHERE relkind = 'r' AND relname LIKE 'bench\_%'" | srm_psql -q >/dev/null
 }
 
