@@ -57,6 +57,21 @@ def rows_label(n):
     return "%dM" % (n // 1000000) if n % 1000000 == 0 else "%dk" % (n // 1000)
 
 
+def side_by_side(a, b, key, base):
+    """For each run: the cells "base's median, key's median" and base's
+    median over key's (the ratio), where both were measured."""
+    cells, ratios = [], []
+    for run in (a, b):
+        r, n = run.get(key), run.get(key[:5] + (base,))
+        if r is None or n is None:
+            cells += ["", ""]
+            continue
+        ratio = float(n["median_s"]) / float(r["median_s"])
+        ratios.append(ratio)
+        cells += ["%s, %s" % (secs(n["median_s"]), secs(r["median_s"])), "%.2f×" % ratio]
+    return cells, ratios
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -68,17 +83,7 @@ def main():
         case, ds, rows, wm, workers, system = key
         if system == "native":
             continue
-        cells, ratios = [], []
-        for run in (a, b):
-            r = run.get(key)
-            n = run.get(key[:5] + ("native",))
-            if r is None or n is None:
-                cells += ["", ""]
-                continue
-            ratio = float(n["median_s"]) / float(r["median_s"])
-            ratios.append(ratio)
-            cells += ["%s, %s" % (secs(n["median_s"]), secs(r["median_s"])),
-                      "%.2f×" % ratio]
+        cells, ratios = side_by_side(a, b, key, "native")
         g = goal(key)
         low = min(ratios) if ratios else None
         if g is None or len(ratios) < 2:
@@ -99,21 +104,12 @@ def main():
               "| in one process, split (run 2) | speedup 2 | lower | goal |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for key in par:
-            cells, ups = [], []
-            for run in (a, b):
-                r, s1 = run.get(key), run.get(key[:5] + ("srm_serial",))
-                if r is None or s1 is None:
-                    cells += ["", ""]
-                    continue
-                up = float(s1["median_s"]) / float(r["median_s"])
-                ups.append(up)
-                cells += ["%s, %s" % (secs(s1["median_s"]), secs(r["median_s"])), "%.2f×" % up]
+            cells, ups = side_by_side(a, b, key, "srm_serial")
             low = min(ups) if ups else None
             verdict = ("≥ 1.6×: %s" % ("met" if low >= 1.6 else "**missed**")) if len(ups) == 2 else ""
             print("| %s | %s | %s | %d | %s | %s | %s |"
                   % (key[1], rows_label(key[2]), key[3], key[4], " | ".join(cells),
                      "%.2f×" % low if low else "", verdict))
-
 
 if __name__ == "__main__":
     main()

@@ -29,7 +29,7 @@ set -- ${ARGS[@]+"${ARGS[@]}"}
 
 . "$(dirname "$0")/../test/lib.sh"
 
-srm_bench_cluster
+srm_bench_cluster 4GB plots
 srm_bench_outdirs "$@"
 SRM_PYTHONPATH=""
 case " $* " in *duckdb*) srm_bench_duckdb ;; esac

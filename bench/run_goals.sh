@@ -37,7 +37,7 @@ done
 . "$(dirname "$0")/../test/lib.sh"
 case "$OUT" in /*) ;; *) OUT=$SRM_REPO/$OUT ;; esac
 
-srm_bench_cluster
+srm_bench_cluster 4GB plots
 
 bench() {
     local dir=$OUT/$1

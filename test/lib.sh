@@ -128,15 +128,16 @@ srm_pg_paths() {
 # plots), not whatever python3 comes first in PATH.
 if [ -x /usr/bin/python3 ]; then SRM_PYTHON=/usr/bin/python3; else SRM_PYTHON=python3; fi
 
-# A benchmark's throwaway cluster: packages, build, a cluster with
-# shared_buffers 1GB and max_wal_size $1 (4GB by default), the extension.
+# A benchmark's throwaway cluster: packages (with $2 = plots, matplotlib
+# too), build, a cluster with shared_buffers 1GB and max_wal_size $1, the
+# extension.
 srm_bench_cluster() {
     srm_packages
-    srm_bench_packages
+    [ "${2:-}" != plots ] || srm_bench_packages
     srm_setup_tmp
     srm_build
     SRM_EXTRA_CONF="shared_buffers = '1GB'
-max_wal_size = '${1:-4GB}'
+max_wal_size = '$1'
 log_temp_files = -1" srm_cluster_start
     srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 }
