@@ -33,6 +33,5 @@ srm_bench_cluster 4GB plots
 srm_bench_outdirs "$@"
 SRM_PYTHONPATH=""
 case " $* " in *duckdb*) srm_bench_duckdb ;; esac
-srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-    ${SRM_PYTHONPATH:+PYTHONPATH="$SRM_PYTHONPATH"} "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
+srm_bench_py bench.py --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
     --out "$SRM_REPO/bench/results" "${ARGS[@]}"

@@ -16,7 +16,9 @@
 #   shapes    descending, NULL, two-key, 20-column, 512-byte-row and TOASTed
 #             sorts at 4MB, 64MB and 1GB
 #   parallel  50M int8 with max_parallel_workers_per_gather = 2 at 64MB and
-#             1GB: PostgreSQL, srmsort, and srmsort in one process
+#             1GB: PostgreSQL, srmsort, srmsort in one process, and DuckDB
+#             with two threads (its Python module installed with pip when
+#             missing)
 set -euo pipefail
 SRM_ARGV=("$@")
 
@@ -38,14 +40,14 @@ done
 case "$OUT" in /*) ;; *) OUT=$SRM_REPO/$OUT ;; esac
 
 srm_bench_cluster 4GB plots
+case ",$CASES," in *,parallel,*) srm_bench_duckdb ;; esac
 
 bench() {
     local dir=$OUT/$1
     shift
     srm_bench_outdirs --out "$dir"
     srm_log "$(date '+%H:%M') ${dir#$SRM_REPO/}: $*"
-    srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-        "$SRM_PYTHON" "$SRM_REPO/bench/bench.py" --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
+    srm_bench_py bench.py --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
         --reps "$REPS" --out "$dir" "$@"
 }
 
@@ -73,7 +75,7 @@ for c in ${CASES//,/ }; do
                 bench shapes_toast --datasets toast --rows 200000 --work-mem 4MB,64MB,1GB \
                     --systems native,srm ;;
         parallel) bench parallel --datasets int8 --rows 50000000 --work-mem 64MB,1GB \
-                      --workers 2 --systems native,srm,srm_serial ;;
+                      --workers 2 --systems native,srm,srm_serial,duckdb ;;
         *) srm_die "unknown case $c (int8, records, inmem, shapes, parallel)" ;;
     esac
     [ "$c" = int8 ] || drop_tables

@@ -21,6 +21,4 @@ fi
 
 srm_bench_cluster 8GB
 srm_bench_outdirs "$@"
-srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-    PYTHONPATH="$SRM_REPO/bench" \
-    "$SRM_PYTHON" "$SRM_REPO/bench/index_bench.py" --out "$SRM_REPO/bench/results" "$@"
+srm_bench_py index_bench.py --out "$SRM_REPO/bench/results" "$@"

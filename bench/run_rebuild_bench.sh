@@ -28,6 +28,4 @@ autovacuum = off
 log_temp_files = -1" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 srm_bench_outdirs "$@"
-srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
-    PYTHONPATH="$SRM_REPO/bench" \
-    "$SRM_PYTHON" "$SRM_REPO/bench/rebuild_bench.py" --out "$SRM_REPO/bench/results" "$@"
+srm_bench_py rebuild_bench.py --out "$SRM_REPO/bench/results" "$@"

@@ -180,6 +180,17 @@ srm_bench_duckdb() {
     fi
 }
 
+# Run one of bench/'s Python scripts as the cluster's owner, connected to
+# the benchmark cluster, with bench/ (and DuckDB's module, when
+# srm_bench_duckdb found one) on its module path.
+srm_bench_py() {
+    local script=$1
+    shift
+    srm_as_user env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PGDATABASE=postgres \
+        PYTHONPATH="$SRM_REPO/bench${SRM_PYTHONPATH:+:$SRM_PYTHONPATH}" \
+        "$SRM_PYTHON" "$SRM_REPO/bench/$script" "$@"
+}
+
 # The benchmarks' output directories (bench/results and the --out argument
 # among "$@"), writable for the cluster's owner, who writes the results.
 srm_bench_outdirs() {
