@@ -75,6 +75,28 @@ SELECT * FROM srm_diff(
 SELECT * FROM srm_diff(
   'SELECT * FROM typ ORDER BY c_int2 % 10 DESC, c_float8 NULLS FIRST, c_uuid DESC',
   'c_int2 % 10', 'c_float8', 'c_uuid');
+-- a first key of 32 bits or fewer carries the second key's leading 32 bits
+-- in its normalized key: few values of the first key, NULLs in either,
+-- DESC either way, second keys that share their leading bits (small int8s:
+-- every tie goes to the full comparison), second keys of every kind
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 7)::int4 DESC, c_int8 NULLS FIRST',
+                       '(i % 7)::int4', 'c_int8');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY nullif(i % 5, 0) NULLS FIRST, c_int8 DESC NULLS LAST, i',
+                       'nullif(i % 5, 0)', 'c_int8', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 4)::int2, (i * 7919 % 5000)::int8 DESC',
+                       '(i % 4)::int2', '(i * 7919 % 5000)::int8');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_int4 NULLS FIRST, c_int2 DESC',
+                       'c_int4', 'c_int2');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY c_bool NULLS FIRST, c_text COLLATE "C" DESC, i',
+                       'c_bool', 'c_text', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 9)::oid, c_bytea, i', '(i % 9)::oid', 'c_bytea', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 6)::int4, c_uuid DESC, i', '(i % 6)::int4', 'c_uuid', 'i');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY DATE ''2000-01-01'' + i % 10, c_float4 DESC',
+                       'DATE ''2000-01-01'' + i % 10', 'c_float4');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 8)::int4 DESC, c_float8 NULLS FIRST',
+                       '(i % 8)::int4', 'c_float8');
+SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 3)::int2 DESC, c_timestamptz DESC, c_bool',
+                       '(i % 3)::int2', 'c_timestamptz', 'c_bool');
 -- sort expressions
 SELECT * FROM srm_diff('SELECT i, c_text FROM typ ORDER BY lower(c_text) COLLATE "C", length(c_text) DESC',
                        'lower(c_text) COLLATE "C"', 'length(c_text)');

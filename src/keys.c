@@ -17,6 +17,9 @@
  * collation in a UTF-8 database (SRM_NORM_ICU, icukey.c), or the opclass's
  * abbreviated key where that compares as an unsigned integer
  * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings).
+ * A first key of 32 bits or fewer (int2, int4, date, bool, oid) shares
+ * the 64 bits with the second key's leading 32 (setup_norm_second), so
+ * that ORDER BY a, b with few values of a rarely needs the full comparison.
  * Run formation radix sorts on it, and merges and forecasts compare it
  * first: a run record stores it, or it is derived again from the column
  * on read where that is cheap (record.c); where it is only a prefix, ties
@@ -134,6 +137,66 @@ codepoint_collation(Oid coll)
 }
 
 /*
+ * norm_kind
+ *		The normalization of a key of type typid with collation coll, if it
+ *		has one (SRM_NORM_NONE if not); *exhaustive says whether it
+ *		determines the key fully, *uuid marks a uuid's bytes.  ICU's
+ *		primary weights only where allow_icu (they set keys->icu).
+ */
+static SrmNormKind
+norm_kind(SrmKeys *keys, Oid typid, Oid coll, bool allow_icu,
+		  bool *exhaustive, bool *uuid)
+{
+	*exhaustive = true;
+	*uuid = false;
+	switch (typid)
+	{
+		case INT2OID:
+			return SRM_NORM_INT16;
+		case INT4OID:
+		case DATEOID:
+			return SRM_NORM_INT32;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case TIMEOID:
+			return SRM_NORM_INT64;
+		case FLOAT4OID:
+			return SRM_NORM_FLOAT4;
+		case FLOAT8OID:
+			return SRM_NORM_FLOAT8;
+		case BOOLOID:
+			return SRM_NORM_BOOL;
+		case OIDOID:
+			return SRM_NORM_OID;
+		case UUIDOID:
+			*exhaustive = false;
+			*uuid = true;
+			return SRM_NORM_BYTES;
+		case BYTEAOID:
+			*exhaustive = false;
+			return SRM_NORM_BYTES;
+		case TEXTOID:
+		case VARCHAROID:
+			/*
+			 * Bytewise order under C-ordered collations; ICU's primary
+			 * weights under ICU collations.  (Not bpchar, whose trailing
+			 * spaces do not count: in either key they would.)
+			 */
+			*exhaustive = false;
+			if (!OidIsValid(coll))
+				return SRM_NORM_NONE;
+			if (SrmCollateIsC(coll) || codepoint_collation(coll))
+				return SRM_NORM_BYTES;
+			if (allow_icu && (keys->icu = SrmIcuKeyLookup(coll)) != NULL)
+				return SRM_NORM_ICU;
+			return SRM_NORM_NONE;
+		default:
+			return SRM_NORM_NONE;
+	}
+}
+
+/*
  * setup_norm
  *		Decide whether the first key, of type typid sorted ascending (or
  *		descending) with collation coll by its type's default btree order,
@@ -142,68 +205,10 @@ codepoint_collation(Oid coll)
 static void
 setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 {
-	SrmNormKind kind = SRM_NORM_NONE;
-	bool		exhaustive = true;
+	bool		exhaustive;
+	bool		uuid;
+	SrmNormKind kind = norm_kind(keys, typid, coll, true, &exhaustive, &uuid);
 
-	switch (typid)
-	{
-		case INT2OID:
-			kind = SRM_NORM_INT16;
-			break;
-		case INT4OID:
-		case DATEOID:
-			kind = SRM_NORM_INT32;
-			break;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case TIMEOID:
-			kind = SRM_NORM_INT64;
-			break;
-		case FLOAT4OID:
-			kind = SRM_NORM_FLOAT4;
-			break;
-		case FLOAT8OID:
-			kind = SRM_NORM_FLOAT8;
-			break;
-		case BOOLOID:
-			kind = SRM_NORM_BOOL;
-			break;
-		case OIDOID:
-			kind = SRM_NORM_OID;
-			break;
-		case UUIDOID:
-			kind = SRM_NORM_BYTES;
-			exhaustive = false;
-			keys->norm_uuid = true;
-			break;
-		case BYTEAOID:
-			kind = SRM_NORM_BYTES;
-			exhaustive = false;
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-			/*
-			 * Bytewise order under C-ordered collations; ICU's primary
-			 * weights under ICU collations.  (Not bpchar, whose trailing
-			 * spaces do not count: in either key they would.)
-			 */
-			if (!OidIsValid(coll))
-				break;
-			if (SrmCollateIsC(coll) || codepoint_collation(coll))
-			{
-				kind = SRM_NORM_BYTES;
-				exhaustive = false;
-			}
-			else if ((keys->icu = SrmIcuKeyLookup(coll)) != NULL)
-			{
-				kind = SRM_NORM_ICU;
-				exhaustive = false;
-			}
-			break;
-		default:
-			break;
-	}
 	if (kind == SRM_NORM_NONE)
 	{
 		/*
@@ -227,8 +232,41 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 	keys->norm_exhaustive = exhaustive;
 	keys->norm_desc = desc;
 	keys->norm_nulls_first = nulls_first;
+	keys->norm_uuid = uuid;
 	/* the authoritative comparator breaks ties */
 	SrmKeysStopAbbrev(keys);
+}
+
+/*
+ * setup_norm_second
+ *		A first key of 32 bits or fewer leaves the normalized key's low half
+ *		to the second key (of type typid, by its type's default btree
+ *		order): its leading 32 bits there order most tuples that share the
+ *		first key (ORDER BY a small-domain column, then another) without
+ *		the full comparison.  The key is then a prefix, ties decided in
+ *		full.  Not for ICU's weights, costly to make for a key that
+ *		rarely decides.
+ */
+static void
+setup_norm_second(SrmKeys *keys, Oid typid, bool desc, bool nulls_first,
+				  Oid coll)
+{
+	bool		exhaustive;
+	bool		uuid;
+	SrmNormKind kind;
+
+	if (!keys->norm_exhaustive ||
+		(keys->norm != SRM_NORM_INT16 && keys->norm != SRM_NORM_INT32 &&
+		 keys->norm != SRM_NORM_BOOL && keys->norm != SRM_NORM_OID))
+		return;
+	kind = norm_kind(keys, typid, coll, false, &exhaustive, &uuid);
+	if (kind == SRM_NORM_NONE)
+		return;
+	keys->norm2 = kind;
+	keys->norm2_desc = desc;
+	keys->norm2_nulls_first = nulls_first;
+	keys->norm2_uuid = uuid;
+	keys->norm_exhaustive = false;
 }
 
 /*
@@ -292,6 +330,13 @@ SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
 
 		if (default_order(typid, sortOperators[0], &desc))
 			setup_norm(keys, typid, desc, nullsFirstFlags[0], sortCollations[0]);
+		if (nkeys > 1 && keys->norm != SRM_NORM_NONE)
+		{
+			typid = TupleDescAttr(tupdesc, attNums[1] - 1)->atttypid;
+			if (default_order(typid, sortOperators[1], &desc))
+				setup_norm_second(keys, typid, desc, nullsFirstFlags[1],
+								  sortCollations[1]);
+		}
 	}
 	return keys;
 }
@@ -352,6 +397,16 @@ make_index_keys(Relation indexRel, SrmKeyKind kind, TupleDesc tupdesc)
 		if (OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[0])
 			setup_norm(keys, typid, (sk->sk_flags & SK_BT_DESC) != 0,
 					   (sk->sk_flags & SK_BT_NULLS_FIRST) != 0, sk->sk_collation);
+		if (nkeys > 1 && keys->norm != SRM_NORM_NONE)
+		{
+			typid = indexRel->rd_opcintype[1];
+			tc = lookup_type_cache(typid, TYPECACHE_BTREE_OPFAMILY);
+			sk = scankey->scankeys + 1;
+			if (OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[1])
+				setup_norm_second(keys, typid, (sk->sk_flags & SK_BT_DESC) != 0,
+								  (sk->sk_flags & SK_BT_NULLS_FIRST) != 0,
+								  sk->sk_collation);
+		}
 	}
 	pfree(scankey);
 	return keys;
@@ -490,14 +545,72 @@ icu_norm(SrmKeys *keys, struct varlena *v)
 }
 
 /*
+ * norm_value
+ *		The normalized form (before DESC) of the non-NULL value d of a key
+ *		normalized as kind.
+ */
+static uint64
+norm_value(SrmKeys *keys, SrmNormKind kind, bool uuid, Datum d)
+{
+	switch (kind)
+	{
+		case SRM_NORM_INT16:
+			return SrmIntNorm(DatumGetInt16(d));
+		case SRM_NORM_INT32:
+			return SrmIntNorm(DatumGetInt32(d));
+		case SRM_NORM_INT64:
+			return SrmIntNorm(DatumGetInt64(d));
+		case SRM_NORM_FLOAT4:
+			return float_norm((double) DatumGetFloat4(d));
+		case SRM_NORM_FLOAT8:
+			return float_norm(DatumGetFloat8(d));
+		case SRM_NORM_BOOL:
+			return DatumGetBool(d) ? 1 : 0;
+		case SRM_NORM_OID:
+			return DatumGetObjectId(d);
+		case SRM_NORM_BYTES:
+			if (uuid)
+				return SrmBytesNorm(DatumGetUUIDP(d)->data, UUID_LEN);
+			else
+			{
+				struct varlena *v = (struct varlena *) DatumGetPointer(d);
+				struct varlena *s;
+				uint64		u;
+
+				if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+					return SrmBytesNorm((unsigned char *) VARDATA_ANY(v),
+										VARSIZE_ANY_EXHDR(v));
+
+				/*
+				 * Compressed or toasted: only a prefix is needed.  (Short
+				 * inline headers, the common case, are read in place.)
+				 */
+				s = pg_detoast_datum_slice(v, 0, 8);
+				u = SrmBytesNorm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
+				if (s != v)
+					pfree(s);
+				return u;
+			}
+		case SRM_NORM_ICU:
+			return icu_norm(keys, (struct varlena *) DatumGetPointer(d));
+		case SRM_NORM_ABBREV:
+			return (uint64) keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
+		case SRM_NORM_NONE:
+			break;
+	}
+	elog(ERROR, "srmsort: key is not normalized");
+	return 0;					/* keep compiler quiet */
+}
+
+/*
  * SrmKeysNormalize
- *		The normalized first key and NULL rank of value d.
+ *		The normalized first key and NULL rank of value d (a first key
+ *		alone: not with a second key in its low half, see pair_key).
  */
 void
 SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 {
-	uint64		u = 0;
-
+	Assert(keys->norm2 == SRM_NORM_NONE);
 	if (isnull)
 	{
 		*key = 0;
@@ -505,62 +618,57 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 		return;
 	}
 	*nrank = SRM_NRANK_VALUE;
+	*key = SrmNormFold(norm_value(keys, keys->norm, keys->norm_uuid, d),
+					   keys->norm_desc);
+}
+
+/*
+ * pair_key
+ *		The normalized key of tuple t whose first key (d, isnull) has at
+ *		most 32 bits: that key in the high half, the second key's leading 32
+ *		bits in the low half (setup_norm_second).  A NULL second key takes
+ *		the low half's least or greatest value, which orders it no later
+ *		(NULLS FIRST) or no earlier (NULLS LAST) than any value: the full
+ *		comparison decides the ties.  A NULL first key is 0, as everywhere
+ *		(the radix sort leaves NULLs to the tie fix).
+ */
+static uint64
+pair_key(SrmKeys *keys, Datum d, bool isnull, const void *tuple)
+{
+	uint32		hi = 0;
+	uint32		lo;
+	bool		null2;
+	Datum		d2;
+
+	if (isnull)
+		return 0;
 	switch (keys->norm)
 	{
 		case SRM_NORM_INT16:
-			u = SrmIntNorm(DatumGetInt16(d));
+			hi = (uint32) (int32) DatumGetInt16(d) ^ 0x80000000;
 			break;
 		case SRM_NORM_INT32:
-			u = SrmIntNorm(DatumGetInt32(d));
-			break;
-		case SRM_NORM_INT64:
-			u = SrmIntNorm(DatumGetInt64(d));
-			break;
-		case SRM_NORM_FLOAT4:
-			u = float_norm((double) DatumGetFloat4(d));
-			break;
-		case SRM_NORM_FLOAT8:
-			u = float_norm(DatumGetFloat8(d));
+			hi = (uint32) DatumGetInt32(d) ^ 0x80000000;
 			break;
 		case SRM_NORM_BOOL:
-			u = DatumGetBool(d) ? 1 : 0;
+			hi = DatumGetBool(d) ? 1 : 0;
 			break;
 		case SRM_NORM_OID:
-			u = DatumGetObjectId(d);
+			hi = DatumGetObjectId(d);
 			break;
-		case SRM_NORM_BYTES:
-			if (keys->norm_uuid)
-				u = SrmBytesNorm(DatumGetUUIDP(d)->data, UUID_LEN);
-			else
-			{
-				struct varlena *v = (struct varlena *) DatumGetPointer(d);
-
-				if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-				{
-					/*
-					 * Compressed or toasted: only a prefix is needed.  (Short
-					 * inline headers, the common case, are read in place.)
-					 */
-					struct varlena *s = pg_detoast_datum_slice(v, 0, 8);
-
-					u = SrmBytesNorm((unsigned char *) VARDATA_ANY(s), VARSIZE_ANY_EXHDR(s));
-					if (s != v)
-						pfree(s);
-				}
-				else
-					u = SrmBytesNorm((unsigned char *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-			}
-			break;
-		case SRM_NORM_ICU:
-			u = icu_norm(keys, (struct varlena *) DatumGetPointer(d));
-			break;
-		case SRM_NORM_ABBREV:
-			u = (uint64) keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
-			break;
-		case SRM_NORM_NONE:
-			elog(ERROR, "srmsort: key is not normalized");
+		default:
+			elog(ERROR, "srmsort: first key of %d does not fit 32 bits",
+				 (int) keys->norm);
 	}
-	*key = SrmNormFold(u, keys->norm_desc);
+	if (keys->norm_desc)
+		hi = ~hi;
+	d2 = get_attr(keys, tuple, 1, &null2);
+	if (null2)
+		lo = keys->norm2_nulls_first ? 0 : PG_UINT32_MAX;
+	else
+		lo = (uint32) (SrmNormFold(norm_value(keys, keys->norm2, keys->norm2_uuid, d2),
+								   keys->norm2_desc) >> 32);
+	return ((uint64) hi << 32) | lo;
 }
 
 /*
@@ -592,7 +700,14 @@ SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated)
 	{
 		uint64		key;
 
-		SrmKeysNormalize(keys, d, t->isnull1, &key, &t->nrank);
+		if (keys->norm2 != SRM_NORM_NONE)
+		{
+			key = pair_key(keys, d, t->isnull1, t->tuple);
+			t->nrank = !t->isnull1 ? SRM_NRANK_VALUE :
+				keys->norm_nulls_first ? SRM_NRANK_FIRST : SRM_NRANK_LAST;
+		}
+		else
+			SrmKeysNormalize(keys, d, t->isnull1, &key, &t->nrank);
 		t->datum1 = (Datum) key;
 		return;
 	}

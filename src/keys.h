@@ -40,7 +40,9 @@ typedef struct SrmTuple
  * datum1 holds that integer with DESC folded in, and nrank orders NULLs:
  * 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST null.  (nrank, datum1)
  * then compare as plain integers.  "Exhaustive" normalizations determine
- * the key completely; the others need the full comparison on ties.
+ * the key completely; the others need the full comparison on ties.  (A
+ * first key of 32 bits or fewer may carry the second key's leading bits in
+ * its low half: then it is a prefix of the two keys, nrank the first's.)
  */
 typedef enum SrmNormKind
 {
@@ -79,6 +81,11 @@ typedef struct SrmKeys
 	bool		norm_desc;
 	bool		norm_nulls_first;
 	bool		norm_uuid;		/* SRM_NORM_BYTES on a uuid (not varlena) */
+	/* a second key in the normalized key's low half (keys.c, pair_key) */
+	SrmNormKind norm2;
+	bool		norm2_desc;
+	bool		norm2_nulls_first;
+	bool		norm2_uuid;
 	struct SrmIcuKey *icu;		/* SRM_NORM_ICU: the collation's key maker */
 	int64		abbrevNext;		/* tuple count of the next abort check */
 	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */

@@ -87,9 +87,9 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->normalized = (keys->norm != SRM_NORM_NONE);
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
 	SrmKeysKey0Type(keys, &fmt->key0_byval, &fmt->key0_typlen);
-	/* keys costly to make (ICU's, abbreviated ones) are stored, not derived */
+	/* keys costly to make (ICU's, abbreviated ones, two keys') are stored */
 	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
-		keys->norm == SRM_NORM_ICU)
+		keys->norm == SRM_NORM_ICU || keys->norm2 != SRM_NORM_NONE)
 		return;
 
 	/* the attributes before the key must all have a fixed length */
