@@ -158,26 +158,38 @@ srm_bench_packages() {
 }
 
 # DuckDB's Python module for bench.py's "duckdb" system, installed with pip
-# into a directory outside the repository when missing (root; best effort:
-# without it the benchmark leaves DuckDB out and says so).  Sets
-# SRM_PYTHONPATH for the benchmark's environment.
-SRM_PY_CACHE=${SRMSORT_PY_CACHE:-/var/cache/srmsort-py}
+# into a directory outside the repository, one per Python version, when
+# missing (root; best effort: without it the benchmark leaves DuckDB out
+# and says so).  A Python without pip (the Debian roots' for 17 and 19)
+# gets python3-pip first.  Sets SRM_PYTHONPATH for the benchmark's
+# environment.
 srm_bench_duckdb() {
+    local dir
     SRM_PYTHONPATH=""
-    if [ -d "$SRM_PY_CACHE/duckdb" ]; then
-        SRM_PYTHONPATH=$SRM_PY_CACHE
-    elif ! "$SRM_PYTHON" -c 'import duckdb' 2>/dev/null; then
-        if [ "$(id -u)" -eq 0 ] && "$SRM_PYTHON" -m pip --version >/dev/null 2>&1; then
-            srm_log "installing DuckDB's Python module into $SRM_PY_CACHE"
-            if "$SRM_PYTHON" -m pip install -q --target "$SRM_PY_CACHE" duckdb >/dev/null 2>&1; then
-                SRM_PYTHONPATH=$SRM_PY_CACHE
-            else
-                srm_log "duckdb could not be installed with pip: no duckdb"
-            fi
-        else
+    "$SRM_PYTHON" -c 'import duckdb' 2>/dev/null && return 0
+    dir=${SRMSORT_PY_CACHE:-/var/cache/srmsort-py}/$("$SRM_PYTHON" -c \
+        'import sys; print("py%d.%d" % sys.version_info[:2])')
+    if [ ! -d "$dir/duckdb" ]; then
+        if [ "$(id -u)" -ne 0 ]; then
             srm_log "the duckdb Python module is missing (as root: pip install duckdb): no duckdb"
+            return 0
         fi
+        if ! "$SRM_PYTHON" -m pip --version >/dev/null 2>&1; then
+            srm_log "installing python3-pip for DuckDB's Python module"
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null 2>&1 ||
+                { apt-get update -qq >/dev/null 2>&1 &&
+                  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null 2>&1; } ||
+                { srm_log "python3-pip could not be installed: no duckdb"; return 0; }
+        fi
+        srm_log "installing DuckDB's Python module into $dir"
+        # --target writes to $dir alone: nothing of the system's Python
+        # changes, which is what Debian's "externally managed" guards
+        "$SRM_PYTHON" -m pip install -q --target "$dir" duckdb >/dev/null 2>&1 ||
+            "$SRM_PYTHON" -m pip install -q --break-system-packages --target "$dir" duckdb \
+                >/dev/null 2>&1 ||
+            { srm_log "duckdb could not be installed with pip: no duckdb"; rm -rf "$dir"; return 0; }
     fi
+    SRM_PYTHONPATH=$dir
 }
 
 # Run one of bench/'s Python scripts as the cluster's owner, connected to

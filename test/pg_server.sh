@@ -235,6 +235,14 @@ cmd_run() {
             mount --bind -o ro "$citus" "$fs$citus"
         fi
         cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
+        # the host'"'"'s local certificate authorities (a TLS-inspecting
+        # proxy'"'"'s) are trusted in the root too: pip over https (DuckDB)
+        l=/usr/local/share/ca-certificates
+        if [ -d "$l" ] && [ -x "$fs/usr/sbin/update-ca-certificates" ] &&
+            ! diff -rq "$l" "$fs$l" >/dev/null 2>&1; then
+            mkdir -p "$fs$l" && cp -a "$l/." "$fs$l/" &&
+                chroot "$fs" update-ca-certificates >/dev/null 2>&1 || true
+        fi
         exec chroot "$fs" /usr/bin/env SRMSORT_IN_ROOT=1 \
             ${citus:+SRMSORT_CITUS_SRC="$citus"} "$@"' \
         srm-root "$fs" "$repo" "$citus" "$@"
