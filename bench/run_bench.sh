@@ -31,7 +31,6 @@ set -- ${ARGS[@]+"${ARGS[@]}"}
 
 srm_bench_cluster 4GB plots
 srm_bench_outdirs "$@"
-SRM_PYTHONPATH=""
 case " $* " in *duckdb*) srm_bench_duckdb ;; esac
 srm_bench_py bench.py --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
     --out "$SRM_REPO/bench/results" "${ARGS[@]}"

@@ -361,6 +361,20 @@ SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey, SortSupport ssup,
 }
 
 /*
+ * index_default_order
+ *		Is key column i (0-based) of index indexRel ordered by its type's
+ *		default btree opclass?
+ */
+static bool
+index_default_order(Relation indexRel, int i)
+{
+	TypeCacheEntry *tc = lookup_type_cache(indexRel->rd_opcintype[i],
+										   TYPECACHE_BTREE_OPFAMILY);
+
+	return OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[i];
+}
+
+/*
  * make_index_keys
  *		Sort keys in the order of btree index indexRel, on its key columns
  *		(kind SRM_KEYS_INDEX: the index's own tuples, then heap TID;
@@ -390,23 +404,16 @@ make_index_keys(Relation indexRel, SrmKeyKind kind, TupleDesc tupdesc)
 
 	/* normalize only under the type's default btree opclass */
 	{
-		Oid			typid = indexRel->rd_opcintype[0];
-		TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_BTREE_OPFAMILY);
 		ScanKey		sk = scankey->scankeys;
 
-		if (OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[0])
-			setup_norm(keys, typid, (sk->sk_flags & SK_BT_DESC) != 0,
-					   (sk->sk_flags & SK_BT_NULLS_FIRST) != 0, sk->sk_collation);
-		if (nkeys > 1 && keys->norm != SRM_NORM_NONE)
-		{
-			typid = indexRel->rd_opcintype[1];
-			tc = lookup_type_cache(typid, TYPECACHE_BTREE_OPFAMILY);
-			sk = scankey->scankeys + 1;
-			if (OidIsValid(tc->btree_opf) && tc->btree_opf == indexRel->rd_opfamily[1])
-				setup_norm_second(keys, typid, (sk->sk_flags & SK_BT_DESC) != 0,
-								  (sk->sk_flags & SK_BT_NULLS_FIRST) != 0,
-								  sk->sk_collation);
-		}
+		if (index_default_order(indexRel, 0))
+			setup_norm(keys, indexRel->rd_opcintype[0],
+					   (sk[0].sk_flags & SK_BT_DESC) != 0,
+					   (sk[0].sk_flags & SK_BT_NULLS_FIRST) != 0, sk[0].sk_collation);
+		if (nkeys > 1 && keys->norm != SRM_NORM_NONE && index_default_order(indexRel, 1))
+			setup_norm_second(keys, indexRel->rd_opcintype[1],
+							  (sk[1].sk_flags & SK_BT_DESC) != 0,
+							  (sk[1].sk_flags & SK_BT_NULLS_FIRST) != 0, sk[1].sk_collation);
 	}
 	pfree(scankey);
 	return keys;
@@ -602,6 +609,15 @@ norm_value(SrmKeys *keys, SrmNormKind kind, bool uuid, Datum d)
 	return 0;					/* keep compiler quiet */
 }
 
+/* The NULL rank of a first key (NULL if isnull). */
+static inline uint8
+null_rank(SrmKeys *keys, bool isnull)
+{
+	if (!isnull)
+		return SRM_NRANK_VALUE;
+	return keys->norm_nulls_first ? SRM_NRANK_FIRST : SRM_NRANK_LAST;
+}
+
 /*
  * SrmKeysNormalize
  *		The normalized first key and NULL rank of value d (a first key
@@ -611,13 +627,12 @@ void
 SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 {
 	Assert(keys->norm2 == SRM_NORM_NONE);
+	*nrank = null_rank(keys, isnull);
 	if (isnull)
 	{
 		*key = 0;
-		*nrank = keys->norm_nulls_first ? SRM_NRANK_FIRST : SRM_NRANK_LAST;
 		return;
 	}
-	*nrank = SRM_NRANK_VALUE;
 	*key = SrmNormFold(norm_value(keys, keys->norm, keys->norm_uuid, d),
 					   keys->norm_desc);
 }
@@ -703,8 +718,7 @@ SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated)
 		if (keys->norm2 != SRM_NORM_NONE)
 		{
 			key = pair_key(keys, d, t->isnull1, t->tuple);
-			t->nrank = !t->isnull1 ? SRM_NRANK_VALUE :
-				keys->norm_nulls_first ? SRM_NRANK_FIRST : SRM_NRANK_LAST;
+			t->nrank = null_rank(keys, t->isnull1);
 		}
 		else
 			SrmKeysNormalize(keys, d, t->isnull1, &key, &t->nrank);

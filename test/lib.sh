@@ -142,15 +142,21 @@ log_temp_files = -1" srm_cluster_start
     srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
 }
 
+# Install Debian packages quietly (root), updating the package lists once
+# if the first try fails; the status says whether it worked.
+srm_apt_try() {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+        { apt-get update -qq >/dev/null 2>&1 &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
+}
+
 # The benchmarks' plots need matplotlib: installed as root when missing
 # (best effort; without it the benchmarks write their tables only).
 srm_bench_packages() {
     "$SRM_PYTHON" -c 'import matplotlib' 2>/dev/null && return 0
     if [ "$(id -u)" -eq 0 ]; then
         srm_log "installing python3-matplotlib for the plots"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null 2>&1 ||
-            { apt-get update -qq >/dev/null 2>&1 &&
-              DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null 2>&1; } ||
+        srm_apt_try python3-matplotlib ||
             srm_log "python3-matplotlib could not be installed: no plots"
     else
         srm_log "python3-matplotlib is missing (as root: apt-get install python3-matplotlib): no plots"
@@ -176,9 +182,7 @@ srm_bench_duckdb() {
         fi
         if ! "$SRM_PYTHON" -m pip --version >/dev/null 2>&1; then
             srm_log "installing python3-pip for DuckDB's Python module"
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null 2>&1 ||
-                { apt-get update -qq >/dev/null 2>&1 &&
-                  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null 2>&1; } ||
+            srm_apt_try python3-pip ||
                 { srm_log "python3-pip could not be installed: no duckdb"; return 0; }
         fi
         srm_log "installing DuckDB's Python module into $dir"
