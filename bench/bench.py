@@ -83,6 +83,19 @@ DATASETS = {
     "multikey": ("SELECT (random() * 1000)::int4 AS a, (random() * 9e18)::int8 AS b, i::int8 AS v "
                  "FROM generate_series(1, {rows}) i",
                  "a, b", "int4 key of 1000 values, then an int8 key + int8 payload"),
+    # two keys whose first has 32 bits or fewer (issue #47): the second
+    # shares the normalized key, whole (int4, date) or summarized (int8)
+    "multikey_int4": ("SELECT (random() * 1000)::int4 AS a, (random() * 4e9 - 2e9)::int4 AS b, "
+                      "i::int8 AS v FROM generate_series(1, {rows}) i",
+                      "a, b", "int4 key of 1000 values, then an int4 key + int8 payload"),
+    "multikey_date": ("SELECT (random() * 1000)::int4 AS a, "
+                      "DATE '2000-01-01' + (random() * 20000)::int AS b, "
+                      "i::int8 AS v FROM generate_series(1, {rows}) i",
+                      "a, b", "int4 key of 1000 values, then a date key + int8 payload"),
+    "multikey_date_int8": ("SELECT DATE '2020-01-01' + (random() * 1000)::int AS a, "
+                           "(random() * 1e6)::int8 AS b, "
+                           "i::int8 AS v FROM generate_series(1, {rows}) i",
+                           "a, b", "date key of 1000 values, then an int8 key in [0, 1e6] + int8 payload"),
     "many_cols": ("SELECT (random() * 9e18)::int8 AS k, "
                   + ", ".join("(i + %d)::int4 AS c%d" % (n, n) for n in range(1, 21))
                   + " FROM generate_series(1, {rows}) i",

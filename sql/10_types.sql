@@ -97,6 +97,68 @@ SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 8)::int4 DESC, c_float8 
                        '(i % 8)::int4', 'c_float8');
 SELECT * FROM srm_diff('SELECT * FROM typ ORDER BY (i % 3)::int2 DESC, c_timestamptz DESC, c_bool',
                        '(i % 3)::int2', 'c_timestamptz', 'c_bool');
+-- two keys of 32 bits or fewer share the normalized key whole (an int8
+-- second key, a summary of it): a NULL second key takes the low half's
+-- least or greatest value, which its extreme values (INT_MIN, INT_MAX,
+-- -infinity, infinity, oid 0 and 4294967295) share; ASC and DESC, NULLS
+-- FIRST and LAST, NULL first keys, few first-key values (many ties on it)
+-- and ties on both; the key columns first, so records derive the key
+SELECT setseed(0.75);
+CREATE TABLE pair AS
+SELECT CASE WHEN i % 29 = 0 THEN NULL ELSE i % 5 - 2 END::int4 AS a,
+       CASE i % 13 WHEN 0 THEN NULL WHEN 1 THEN -32768 WHEN 2 THEN 32767
+            ELSE (random() * 200 - 100)::int END::int2 AS b2,
+       CASE i % 17 WHEN 0 THEN NULL WHEN 1 THEN -2147483648 WHEN 2 THEN 2147483647
+            WHEN 3 THEN -2147483647 WHEN 4 THEN 2147483646 WHEN 5 THEN 0
+            ELSE (random() * 2000 - 1000)::int4 END AS b4,
+       CASE i % 19 WHEN 0 THEN NULL WHEN 1 THEN '-infinity'::date WHEN 2 THEN 'infinity'::date
+            WHEN 3 THEN '4713-01-01 BC'::date WHEN 4 THEN '5874897-12-31'::date
+            ELSE DATE '2000-01-01' + (random() * 2000 - 1000)::int END AS bd,
+       CASE i % 23 WHEN 0 THEN NULL WHEN 1 THEN 0 WHEN 2 THEN 4294967295 WHEN 3 THEN 2147483648
+            WHEN 4 THEN 2147483647 ELSE (random() * 4e9)::int8 % 3000 END::oid AS bo,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE random() < 0.5 END AS bb,
+       CASE i % 11 WHEN 0 THEN NULL WHEN 1 THEN -9223372036854775808 WHEN 2 THEN 9223372036854775807
+            WHEN 3 THEN 1073741823 WHEN 4 THEN 1073741824 WHEN 5 THEN -1073741824
+            WHEN 6 THEN -1073741825 WHEN 7 THEN ((random() - 0.5) * 9e18)::int8
+            ELSE (random() * 2000 - 1000)::int8 END AS b8,
+       i,
+       repeat('p', i % 50) AS pad
+  FROM generate_series(1, 6000) i;
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b4', 'a', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a DESC, b4 NULLS FIRST', 'a', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a NULLS FIRST, b4 DESC', 'a', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b4 DESC NULLS LAST', 'a', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b2 NULLS FIRST', 'a', 'b2');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a DESC NULLS LAST, b2 DESC', 'a', 'b2');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, bd', 'a', 'bd');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a DESC, bd DESC NULLS FIRST', 'a', 'bd');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, bd NULLS FIRST', 'a', 'bd');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, bo', 'a', 'bo');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a NULLS FIRST, bo DESC NULLS LAST', 'a', 'bo');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, bb NULLS FIRST', 'a', 'bb');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a DESC, bb DESC NULLS LAST', 'a', 'bb');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY b2, b4', 'b2', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY bb NULLS FIRST, b4 DESC', 'bb', 'b4');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY bo DESC, bd', 'bo', 'bd');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY bd, a NULLS FIRST', 'bd', 'a');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b8', 'a', 'b8');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a DESC, b8 DESC NULLS LAST', 'a', 'b8');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b4, i DESC', 'a', 'b4', 'i');
+SELECT * FROM srm_diff('SELECT * FROM pair ORDER BY a, b4 NULLS FIRST, b2', 'a', 'b4', 'b2');
+-- records derive such a key from the two columns as they do one integer
+-- key: ORDER BY a, b writes no more than ORDER BY a (9 bytes a row more
+-- when records store the key)
+CREATE TABLE pair_fixed AS
+SELECT (i % 5)::int4 AS a, (i * 7919 % 10007)::int4 AS b,
+       DATE '2000-01-01' + i % 3000 AS d, (i * 7919)::int8 AS c
+  FROM generate_series(1, 20000) i;
+SELECT q, jsonb_path_query_first(srm_explain_json(q)::jsonb, 'strict $.**."Temp Written"') =
+          jsonb_path_query_first(srm_explain_json('SELECT * FROM pair_fixed ORDER BY a')::jsonb,
+                                 'strict $.**."Temp Written"') AS same_bytes
+  FROM unnest(ARRAY['SELECT * FROM pair_fixed ORDER BY a, b',
+                    'SELECT * FROM pair_fixed ORDER BY a DESC, d',
+                    'SELECT * FROM pair_fixed ORDER BY a, c DESC']) q;
+DROP TABLE pair, pair_fixed;
 -- sort expressions
 SELECT * FROM srm_diff('SELECT i, c_text FROM typ ORDER BY lower(c_text) COLLATE "C", length(c_text) DESC',
                        'lower(c_text) COLLATE "C"', 'length(c_text)');

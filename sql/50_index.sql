@@ -52,6 +52,29 @@ SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup, a DESC)',
 -- keys of fixed length with padding between them, posting lists, NULLs
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (((dup %% 50)::int2), ((n %% 3)::int8))',
   ARRAY['SELECT dup, n FROM ix WHERE (dup % 50)::int2 = 7 ORDER BY (dup % 50)::int2, (n % 3)::int8, i']);
+-- two keys of 32 bits or fewer, whole in the normalized key: (int4, int4)
+-- and (int4, date) with NULLs and the extreme values their NULLs share the
+-- key with, ASC and DESC, NULLS FIRST and LAST, ties on both keys
+CREATE TABLE ipair AS
+SELECT CASE WHEN i % 31 = 0 THEN NULL ELSE i % 7 END::int4 AS a,
+       CASE i % 17 WHEN 0 THEN NULL WHEN 1 THEN -2147483648 WHEN 2 THEN 2147483647
+            ELSE (i * 7919 % 3000) - 1500 END::int4 AS b,
+       CASE i % 19 WHEN 0 THEN NULL WHEN 1 THEN '-infinity'::date WHEN 2 THEN 'infinity'::date
+            ELSE DATE '2020-01-01' + i % 400 END AS d,
+       i
+  FROM generate_series(1, 30000) i;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ipair (a, b)',
+  ARRAY['SELECT a, b, i FROM ipair WHERE a = 3 ORDER BY a, b',
+        'SELECT a, b FROM ipair WHERE a IS NULL ORDER BY a, b']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ipair (a DESC, b NULLS FIRST)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ipair (a NULLS FIRST, b DESC NULLS LAST)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ipair (a, d)',
+  ARRAY['SELECT a, d FROM ipair WHERE a = 2 AND d > ''2020-06-01'' ORDER BY a, d']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ipair (a, d DESC)');
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON ipair (b, i)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup, n)',
+  ARRAY['SELECT dup, n FROM ix WHERE dup = 5 ORDER BY dup, n']);
+DROP TABLE ipair;
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (dup) INCLUDE (pad, i)',
   ARRAY['SELECT dup, pad, i FROM ix WHERE dup = 3']);
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (t COLLATE "C")',

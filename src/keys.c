@@ -18,8 +18,9 @@
  * abbreviated key where that compares as an unsigned integer
  * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings).
  * A first key of 32 bits or fewer (int2, int4, date, bool, oid) shares
- * the 64 bits with the second key's leading 32 (setup_norm_second), so
- * that ORDER BY a, b with few values of a rarely needs the full comparison.
+ * the 64 bits with the second key (setup_norm_second): whole if it too has
+ * 32 bits or fewer, so that ORDER BY a, b on such keys needs the full
+ * comparison only at a NULL b; a summary or the leading bits otherwise.
  * Run formation radix sorts on it, and merges and forecasts compare it
  * first: a run record stores it, or it is derived again from the column
  * on read where that is cheap (record.c); where it is only a prefix, ties
@@ -241,11 +242,14 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
  * setup_norm_second
  *		A first key of 32 bits or fewer leaves the normalized key's low half
  *		to the second key (of type typid, by its type's default btree
- *		order): its leading 32 bits there order most tuples that share the
- *		first key (ORDER BY a small-domain column, then another) without
- *		the full comparison.  The key is then a prefix, ties decided in
- *		full.  Not for ICU's weights, costly to make for a key that
- *		rarely decides.
+ *		order), so that tuples sharing the first key (ORDER BY customer_id,
+ *		order_date; (int4, int4) indexes) are ordered without the full
+ *		comparison.  A second key of 32 bits or fewer fits there whole
+ *		(norm2_exact): equal keys are then equal tuples but where a NULL
+ *		second key meets its least or greatest value.  An int8 or timestamp
+ *		has its summary there (SrmInt64Norm32), others their leading 32
+ *		bits.  Not for ICU's weights, costly to make for a key that rarely
+ *		decides.
  */
 static void
 setup_norm_second(SrmKeys *keys, Oid typid, bool desc, bool nulls_first,
@@ -263,10 +267,31 @@ setup_norm_second(SrmKeys *keys, Oid typid, bool desc, bool nulls_first,
 	if (kind == SRM_NORM_NONE)
 		return;
 	keys->norm2 = kind;
+	keys->norm2_exact = exhaustive &&
+		(kind == SRM_NORM_INT16 || kind == SRM_NORM_INT32 ||
+		 kind == SRM_NORM_BOOL || kind == SRM_NORM_OID);
 	keys->norm2_desc = desc;
 	keys->norm2_nulls_first = nulls_first;
 	keys->norm2_uuid = uuid;
-	keys->norm_exhaustive = false;
+}
+
+/*
+ * setup_ties
+ *		Which ties of equal normalized keys need the tuples (SrmTies), once
+ *		the keys' normalization is decided.
+ */
+static void
+setup_ties(SrmKeys *keys)
+{
+	if (keys->norm == SRM_NORM_NONE || !keys->norm_exhaustive ||
+		keys->kind == SRM_KEYS_INDEX)
+		keys->ties = SRM_TIES_ALL;
+	else if (keys->nkeys == 1)
+		keys->ties = SRM_TIES_NONE;
+	else if (keys->nkeys == 2 && keys->norm2_exact)
+		keys->ties = SRM_TIES_NULL2;
+	else
+		keys->ties = SRM_TIES_ALL;
 }
 
 /*
@@ -338,6 +363,7 @@ SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
 								  sortCollations[1]);
 		}
 	}
+	setup_ties(keys);
 	return keys;
 }
 
@@ -415,6 +441,7 @@ make_index_keys(Relation indexRel, SrmKeyKind kind, TupleDesc tupdesc)
 							  (sk[1].sk_flags & SK_BT_DESC) != 0,
 							  (sk[1].sk_flags & SK_BT_NULLS_FIRST) != 0, sk[1].sk_collation);
 	}
+	setup_ties(keys);
 	pfree(scankey);
 	return keys;
 }
@@ -638,51 +665,35 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
 }
 
 /*
+ * SrmKeysNorm2Prefix
+ *		The leading 32 bits of the normalized form of a non-NULL second key
+ *		d2 that neither fits 32 bits nor is a 64-bit integer (see
+ *		SrmKeysPairKey), before DESC.
+ */
+uint32
+SrmKeysNorm2Prefix(SrmKeys *keys, Datum d2)
+{
+	return (uint32) (norm_value(keys, keys->norm2, keys->norm2_uuid, d2) >> 32);
+}
+
+/*
  * pair_key
  *		The normalized key of tuple t whose first key (d, isnull) has at
- *		most 32 bits: that key in the high half, the second key's leading 32
- *		bits in the low half (setup_norm_second).  A NULL second key takes
- *		the low half's least or greatest value, which orders it no later
- *		(NULLS FIRST) or no earlier (NULLS LAST) than any value: the full
- *		comparison decides the ties.  A NULL first key is 0, as everywhere
- *		(the radix sort leaves NULLs to the tie fix).
+ *		most 32 bits (SrmKeysPairKey).  A NULL second key takes the low
+ *		half's least or greatest value, which orders it no later (NULLS
+ *		FIRST) or no earlier (NULLS LAST) than any value: the full
+ *		comparison decides ties there (SRM_TIES_NULL2).  A NULL first key
+ *		leaves the high half 0 (nrank orders it) and the low half to the
+ *		second key, as for any other.
  */
 static uint64
 pair_key(SrmKeys *keys, Datum d, bool isnull, const void *tuple)
 {
-	uint32		hi = 0;
-	uint32		lo;
 	bool		null2;
-	Datum		d2;
+	Datum		d2 = get_attr(keys, tuple, 1, &null2);
+	uint32		hi = isnull ? 0 : SrmKeysPairHi(keys, d);
+	uint32		lo = null2 ? SrmKeysNull2Lo(keys) : SrmKeysPairLo(keys, d2);
 
-	if (isnull)
-		return 0;
-	switch (keys->norm)
-	{
-		case SRM_NORM_INT16:
-			hi = (uint32) (int32) DatumGetInt16(d) ^ 0x80000000;
-			break;
-		case SRM_NORM_INT32:
-			hi = (uint32) DatumGetInt32(d) ^ 0x80000000;
-			break;
-		case SRM_NORM_BOOL:
-			hi = DatumGetBool(d) ? 1 : 0;
-			break;
-		case SRM_NORM_OID:
-			hi = DatumGetObjectId(d);
-			break;
-		default:
-			elog(ERROR, "srmsort: first key of %d does not fit 32 bits",
-				 (int) keys->norm);
-	}
-	if (keys->norm_desc)
-		hi = ~hi;
-	d2 = get_attr(keys, tuple, 1, &null2);
-	if (null2)
-		lo = keys->norm2_nulls_first ? 0 : PG_UINT32_MAX;
-	else
-		lo = (uint32) (SrmNormFold(norm_value(keys, keys->norm2, keys->norm2_uuid, d2),
-								   keys->norm2_desc) >> 32);
 	return ((uint64) hi << 32) | lo;
 }
 
@@ -733,15 +744,16 @@ SrmKeysSetDatum1(SrmKeys *keys, SrmTuple *t, bool abbreviated)
 
 /*
  * compare_rest
- *		Compare keys from the second on, then (index sorts) heap TIDs.
+ *		Compare keys from the first-th (0-based) on, then (index sorts)
+ *		heap TIDs.
  */
 static int
-compare_rest(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
+compare_rest(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys, int first)
 {
 	int			k;
 	int			cmp;
 
-	for (k = 1; k < keys->nkeys; k++)
+	for (k = first; k < keys->nkeys; k++)
 	{
 		bool		anull,
 					bnull;
@@ -801,7 +813,11 @@ SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 			if (cmp != 0)
 				return cmp;
 		}
-		return compare_rest(a, b, keys);
+		/* equal keys whose low half holds the second key whole agree on it */
+		if (keys->norm2_exact &&
+			(uint32) a->datum1 != SrmKeysNull2Lo(keys))
+			return compare_rest(a, b, keys, 2);
+		return compare_rest(a, b, keys, 1);
 	}
 	if (keys->abbreviating)
 	{
@@ -814,7 +830,7 @@ SrmCompareTiebreak(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 		if (cmp != 0)
 			return cmp;
 	}
-	return compare_rest(a, b, keys);
+	return compare_rest(a, b, keys, 1);
 }
 
 /*
@@ -833,7 +849,7 @@ SrmCompareFull(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 							  &keys->key0);
 	if (cmp != 0)
 		return cmp;
-	return compare_rest(a, b, keys);
+	return compare_rest(a, b, keys, 1);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "access/htup_details.h"
 #include "access/itup.h"
 #include "access/skey.h"
+#include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
 #include "utils/rel.h"
 #include "utils/sortsupport.h"
@@ -41,8 +42,8 @@ typedef struct SrmTuple
  * 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST null.  (nrank, datum1)
  * then compare as plain integers.  "Exhaustive" normalizations determine
  * the key completely; the others need the full comparison on ties.  (A
- * first key of 32 bits or fewer may carry the second key's leading bits in
- * its low half: then it is a prefix of the two keys, nrank the first's.)
+ * first key of 32 bits or fewer may carry the second key in its low half,
+ * whole or a summary: nrank is then the first's, SrmKeysPairKey.)
  */
 typedef enum SrmNormKind
 {
@@ -69,6 +70,19 @@ typedef enum SrmKeyKind
 	SRM_KEYS_INDEX
 } SrmKeyKind;
 
+/*
+ * Which tuples of equal normalized keys still need comparing: none (the key
+ * is the one sort key in full), all, or (two keys whose normalized key
+ * holds both whole) only those whose low half is where the second key's
+ * NULLs go, shared with its least or greatest value.
+ */
+typedef enum SrmTies
+{
+	SRM_TIES_NONE,
+	SRM_TIES_ALL,
+	SRM_TIES_NULL2
+} SrmTies;
+
 typedef struct SrmKeys
 {
 	SrmKeyKind	kind;
@@ -83,9 +97,11 @@ typedef struct SrmKeys
 	bool		norm_uuid;		/* SRM_NORM_BYTES on a uuid (not varlena) */
 	/* a second key in the normalized key's low half (keys.c, pair_key) */
 	SrmNormKind norm2;
+	bool		norm2_exact;	/* the low half is that key's whole value */
 	bool		norm2_desc;
 	bool		norm2_nulls_first;
 	bool		norm2_uuid;
+	SrmTies		ties;			/* which equal normalized keys need the tuples */
 	struct SrmIcuKey *icu;		/* SRM_NORM_ICU: the collation's key maker */
 	int64		abbrevNext;		/* tuple count of the next abort check */
 	TupleDesc	tupdesc;		/* heap: input tuples; index: the index's */
@@ -172,15 +188,33 @@ SrmNormFold(uint64 u, bool desc)
 
 /*
  * SrmKeysNeedTies
- *		Whether equal normalized keys still need the tuples compared: they
- *		do unless the key encodes the one and only sort key in full (index
+ *		Whether equal normalized keys may still need the tuples compared:
+ *		not when the key encodes the one and only sort key in full (index
  *		sorts also order by heap TID).
  */
 static inline bool
 SrmKeysNeedTies(SrmKeys *keys)
 {
-	return !(keys->norm_exhaustive && keys->nkeys == 1 &&
-			 keys->kind != SRM_KEYS_INDEX);
+	return keys->ties != SRM_TIES_NONE;
+}
+
+/* The low half a NULL second key takes (pair_key): first or last. */
+static inline uint32
+SrmKeysNull2Lo(SrmKeys *keys)
+{
+	return keys->norm2_nulls_first ? 0 : PG_UINT32_MAX;
+}
+
+/*
+ * SrmKeysTieAt
+ *		Whether tuples whose normalized keys both equal key need comparing.
+ */
+static inline bool
+SrmKeysTieAt(SrmKeys *keys, uint64 key)
+{
+	if (keys->ties != SRM_TIES_NULL2)
+		return keys->ties == SRM_TIES_ALL;
+	return (uint32) key == SrmKeysNull2Lo(keys);
 }
 
 /* Compare two tuples with normalized first keys. */
@@ -191,7 +225,102 @@ SrmCompareNorm(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 		return a->nrank < b->nrank ? -1 : 1;
 	if (a->datum1 != b->datum1)
 		return a->datum1 < b->datum1 ? -1 : 1;
+	if (!SrmKeysTieAt(keys, (uint64) a->datum1))
+		return 0;
 	return SrmCompareTiebreak(a, b, keys);
+}
+
+/*
+ * SrmNorm32
+ *		The 32-bit normalized form (before DESC) of a non-NULL value of a
+ *		key of at most 32 bits (int2, int4, date, bool, oid), whole: the
+ *		high half of a two-key normalized key, or the low half.  bool is 1
+ *		or 2, so that no value takes a NULL's 0 or PG_UINT32_MAX.
+ */
+static inline uint32
+SrmNorm32(SrmNormKind kind, Datum d)
+{
+	switch (kind)
+	{
+		case SRM_NORM_INT16:
+			return (uint32) (int32) DatumGetInt16(d) ^ 0x80000000;
+		case SRM_NORM_INT32:
+			return (uint32) DatumGetInt32(d) ^ 0x80000000;
+		case SRM_NORM_BOOL:
+			return DatumGetBool(d) ? 2 : 1;
+		default:
+			Assert(kind == SRM_NORM_OID);
+			return DatumGetObjectId(d);
+	}
+}
+
+/*
+ * SrmInt64Norm32
+ *		An order-preserving 32-bit summary of a 64-bit integer, the low half
+ *		for an int8 or timestamp second key: v itself while |v| < 2^30 (ids,
+ *		counts, amounts), beyond that its magnitude's bit length and the 24
+ *		bits after the leading one (a timestamp to about half a minute),
+ *		where the leading 32 bits would hold only the sign for the former
+ *		and hour-long steps for the latter.
+ */
+static inline uint32
+SrmInt64Norm32(int64 v)
+{
+	uint64		m = v < 0 ? ~(uint64) v : (uint64) v;	/* -v - 1 if negative */
+	uint32		c;
+
+	if (m < (UINT64CONST(1) << 30))
+		c = (uint32) m;
+	else
+	{
+		int			e = pg_leftmost_one_pos64(m);	/* 30 to 62 */
+
+		c = ((uint32) 1 << 30) + ((uint32) (e - 30) << 24) +
+			(uint32) ((m >> (e - 24)) & 0xFFFFFF);
+	}
+	/* c < 2^30 + 33 * 2^24 < 2^31 */
+	return v < 0 ? 0x7FFFFFFF - c : 0x80000000 + c;
+}
+
+/* The leading 32 bits of a second key's normalized form (keys.c). */
+extern uint32 SrmKeysNorm2Prefix(SrmKeys *keys, Datum d2);
+
+/* The high half of a two-key normalized key: first key d, not NULL. */
+static inline uint32
+SrmKeysPairHi(SrmKeys *keys, Datum d)
+{
+	uint32		hi = SrmNorm32(keys->norm, d);
+
+	return keys->norm_desc ? ~hi : hi;
+}
+
+/*
+ * The low half: second key d2, not NULL, whole where it has at most 32 bits
+ * (norm2_exact).
+ */
+static inline uint32
+SrmKeysPairLo(SrmKeys *keys, Datum d2)
+{
+	uint32		lo;
+
+	if (keys->norm2_exact)
+		lo = SrmNorm32(keys->norm2, d2);
+	else if (keys->norm2 == SRM_NORM_INT64)
+		lo = SrmInt64Norm32(DatumGetInt64(d2));
+	else
+		lo = SrmKeysNorm2Prefix(keys, d2);
+	return keys->norm2_desc ? ~lo : lo;
+}
+
+/*
+ * SrmKeysPairKey
+ *		The normalized key of a tuple whose first key d (of at most 32 bits)
+ *		and second key d2 are both not NULL.
+ */
+static inline uint64
+SrmKeysPairKey(SrmKeys *keys, Datum d, Datum d2)
+{
+	return ((uint64) SrmKeysPairHi(keys, d) << 32) | SrmKeysPairLo(keys, d2);
 }
 
 /* Compare two first-key values in full (forecasts). */

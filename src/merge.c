@@ -636,7 +636,7 @@ loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 		return a->rank < b->rank;
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (a->rank != SRM_RANK_DONE && m->ties)
+	if (a->rank != SRM_RANK_DONE && m->ties && SrmKeysTieAt(m->keys, a->key))
 	{
 		int			cmp;
 

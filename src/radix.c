@@ -173,6 +173,26 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 }
 
 /*
+ * sort_nulls
+ *		Radix sort a[0..n), NULLs of the first key, if their keys differ.
+ */
+static void
+sort_nulls(SrmTuple *a, int64 n)
+{
+	uint64		any = 0,
+				all = ~UINT64CONST(0);
+	int64		i;
+
+	for (i = 0; i < n; i++)
+	{
+		any |= (uint64) a[i].datum1;
+		all &= (uint64) a[i].datum1;
+	}
+	if (n > 1 && (any ^ all) != 0)
+		radix_sort(a, n, pg_leftmost_one_pos64(any ^ all) + 1);
+}
+
+/*
  * SrmRadixSort
  *		NULLS FIRST nulls to the front, NULLS LAST nulls to the back, the
  *		values between radix sorted on datum1; nothing moves if a[] is in
@@ -236,19 +256,19 @@ SrmRadixSort(SrmTuple *a, int64 n)
 			i++;
 		}
 	}
-	/* NULLs' keys are all 0: only the tie fix can order them */
+	/* start below the bits all keys share (small ranges skip passes) */
 	if (hi - lo > 1 && (any ^ all) != 0)
-	{
-		/* start below the bits all keys share (small ranges skip passes) */
 		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1);
-	}
+	/* NULLs' keys are 0 but where a second key shares them (pair_key) */
+	sort_nulls(a, lo);
+	sort_nulls(a + hi, n - hi);
 	return true;
 }
 
 /*
  * SrmRadixFixTies
  *		Sort every group of equal (nrank, datum1) in a[0..n) -- sorted by
- *		SrmRadixSort -- with the full comparison.
+ *		SrmRadixSort -- with the full comparison, where ties need it.
  */
 void
 SrmRadixFixTies(SrmTuple *a, int64 n, SrmKeys *keys)
@@ -261,7 +281,7 @@ SrmRadixFixTies(SrmTuple *a, int64 n, SrmKeys *keys)
 		for (j = i + 1; j < n && a[j].datum1 == a[i].datum1 &&
 			 a[j].nrank == a[i].nrank; j++)
 			;
-		if (j - i > 1)
+		if (j - i > 1 && SrmKeysTieAt(keys, (uint64) a[i].datum1))
 			srm_qsort_norm(a + i, j - i, keys);
 	}
 }

@@ -25,7 +25,10 @@
  * offset depends only on whether it begins with a pad byte); otherwise
  * (a NULL before it, a value the tuple lacks, a compressed or toasted
  * value, an abbreviated or ICU text key, which cost more to make again than
- * to store) the record stores it.  The writer decides per record, and
+ * to store) the record stores it.  A key of two columns (keys.c's
+ * SrmKeysPairKey) is derived likewise when both are by-value columns at
+ * fixed offsets and the tuple has no NULL up to the later of them.  The
+ * writer decides per record, and
  * derivation runs the same code as the original normalization, so the keys
  * are identical.
  *
@@ -70,6 +73,48 @@ SrmFixedAttsEnd(TupleDesc desc, int natts)
 	return off;
 }
 
+/* Is att a by-value column that SrmRecByvalAt reads? */
+static bool
+byval_column(Form_pg_attribute att)
+{
+	return att->attbyval &&
+		(att->attlen == 1 || att->attlen == 2 || att->attlen == 4 ||
+		 att->attlen == 8);
+}
+
+/*
+ * pair_format
+ *		A key of two columns (SrmKeysPairKey) is derived on read when both
+ *		are by-value columns at fixed offsets, as a one-column integer key
+ *		is: then the pair costs the records nothing.  Otherwise (a second
+ *		key of uuid, bytea or text, or one after a varlena) records store
+ *		it.
+ */
+static void
+pair_format(SrmRecFormat *fmt, SrmKeys *keys)
+{
+	TupleDesc	desc = keys->tupdesc;
+	int			key2_att = fmt->heap ? keys->sortKeys[1].ssup_attno - 1 : 1;
+	int			off = SrmFixedAttsEnd(desc, fmt->key_att);
+	int			off2 = SrmFixedAttsEnd(desc, key2_att);
+	Form_pg_attribute katt = TupleDescAttr(desc, fmt->key_att);
+	Form_pg_attribute k2att = TupleDescAttr(desc, key2_att);
+
+	if (off < 0 || off2 < 0 || !byval_column(katt) || !byval_column(k2att))
+		return;
+	fmt->key_end = off;
+	fmt->key_off = att_align_nominal(off, katt->attalign);
+	fmt->key_len = katt->attlen;
+	fmt->key_byval = true;
+	fmt->key_align = katt->attalign;
+	fmt->key2_att = key2_att;
+	fmt->key2_off = att_align_nominal(off2, k2att->attalign);
+	fmt->key2_len = k2att->attlen;
+	fmt->last_att = Max(fmt->key_att, key2_att);
+	fmt->derive = true;
+	fmt->fast_pair = true;
+}
+
 /*
  * SrmRecFormatInit
  *		Work out the record format of a sort with these keys.
@@ -87,10 +132,16 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->normalized = (keys->norm != SRM_NORM_NONE);
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
 	SrmKeysKey0Type(keys, &fmt->key0_byval, &fmt->key0_typlen);
-	/* keys costly to make (ICU's, abbreviated ones, two keys') are stored */
+	fmt->last_att = fmt->key_att;
+	/* keys costly to make (ICU's, abbreviated ones) are stored */
 	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
-		keys->norm == SRM_NORM_ICU || keys->norm2 != SRM_NORM_NONE)
+		keys->norm == SRM_NORM_ICU)
 		return;
+	if (keys->norm2 != SRM_NORM_NONE)
+	{
+		pair_format(fmt, keys);
+		return;
+	}
 
 	/* the attributes before the key must all have a fixed length */
 	off = SrmFixedAttsEnd(desc, fmt->key_att);
@@ -123,7 +174,8 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
  *		Where the first key of a tuple lies, if the record can do without
  *		it: hdr points at a heap tuple's t_infomask2 (or at an IndexTuple),
  *		data at its data.  *p is the column's first byte, or NULL if the key
- *		is NULL.  False if the key cannot be had from the column.
+ *		is NULL (a two-column key's: data).  False if the key cannot be had
+ *		from the column.
  */
 static bool
 locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
@@ -145,7 +197,7 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 		memcpy(&infomask2, hdr, sizeof(uint16));
 		memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
 		/* a column added later: its value is the descriptor's */
-		if ((infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
+		if ((infomask2 & HEAP_NATTS_MASK) <= fmt->last_att)
 			return false;
 		if (infomask & HEAP_HASNULL)
 			bits = (const uint8 *) hdr + SRM_REC_HEAP_FIXED;
@@ -157,6 +209,16 @@ locate_key(SrmRecFormat *fmt, const char *hdr, const char *data,
 		memcpy(&t_info, hdr + offsetof(IndexTupleData, t_info), sizeof(t_info));
 		if (t_info & INDEX_NULL_MASK)
 			bits = (const uint8 *) hdr + sizeof(IndexTupleData);
+	}
+	if (fmt->fast_pair)
+	{
+		/* a NULL in either key or before one: the record keeps the key */
+		if (bits != NULL)
+			for (i = 0; i <= fmt->last_att; i++)
+				if (att_isnull(i, bits))
+					return false;
+		*p = data;
+		return true;
 	}
 	if (bits != NULL)
 	{
@@ -197,7 +259,8 @@ int_key(SrmKeys *keys, int64 v, uint64 *key, uint8 *nrank)
 
 /*
  * key_at
- *		The normalized first key of the column at p (see locate_key).
+ *		The normalized first key of the column at p (see locate_key), or
+ *		two columns' key of the data at p.
  */
 static void
 key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
@@ -205,6 +268,12 @@ key_at(SrmRecFormat *fmt, const char *p, uint64 *key, uint8 *nrank)
 	SrmKeys    *keys = fmt->keys;
 	Datum		d;
 
+	if (fmt->fast_pair)
+	{
+		*key = SrmRecPairAt(fmt, p);
+		*nrank = SRM_NRANK_VALUE;
+		return;
+	}
 	if (p == NULL)
 	{
 		SrmKeysNormalize(keys, (Datum) 0, true, key, nrank);

@@ -36,6 +36,14 @@ typedef struct SrmRecFormat
 	bool		fast_bytes;		/* key a SRM_NORM_BYTES varlena found at
 								 * key_off (no pad byte can come first)
 								 * when the tuple has no NULLs */
+	bool		fast_pair;		/* key of two columns (SrmKeysPairKey),
+								 * found at key_off and key2_off when the
+								 * tuple has no NULLs */
+	int			key2_att;		/* fast_pair: the second key's attribute */
+	int			key2_off;		/* ... its aligned data offset */
+	int16		key2_len;		/* ... its attlen (a by-value type) */
+	int			last_att;		/* the last key attribute of the record's
+								 * key: key_att, or key2_att if later */
 	bool		key_desc;
 	/* the first key's type, for forecast keys without a normalized form */
 	bool		key0_byval;
@@ -314,23 +322,77 @@ SrmRecIntAt(SrmRecFormat *fmt, const char *p)
 	return SrmNormFold(SrmIntNorm(v), fmt->key_desc);
 }
 
+/* A by-value column of len bytes stored (unaligned) at p, as a Datum. */
+static inline Datum
+SrmRecByvalAt(const char *p, int16 len)
+{
+	switch (len)
+	{
+		case 1:
+			return CharGetDatum(*p);
+		case 2:
+			{
+				int16		v;
+
+				memcpy(&v, p, sizeof(v));
+				return Int16GetDatum(v);
+			}
+		case 4:
+			{
+				int32		v;
+
+				memcpy(&v, p, sizeof(v));
+				return Int32GetDatum(v);
+			}
+		default:
+			{
+				int64		v;
+
+				memcpy(&v, p, sizeof(v));
+				return Int64GetDatum(v);
+			}
+	}
+}
+
+/* The two-column key of a fast_pair record whose data begins at data. */
+static inline uint64
+SrmRecPairAt(SrmRecFormat *fmt, const char *data)
+{
+	return SrmKeysPairKey(fmt->keys,
+						  SrmRecByvalAt(data + fmt->key_off, fmt->key_len),
+						  SrmRecByvalAt(data + fmt->key2_off, fmt->key2_len));
+}
+
+/* Whether the format has a key read in place from a tuple without NULLs. */
+static inline bool
+SrmRecFast(SrmRecFormat *fmt)
+{
+	return fmt->fast_int || fmt->fast_bytes || fmt->fast_pair;
+}
+
 /*
  * SrmRecFastKeyAt
- *		The normalized key of a fast_int or fast_bytes first key stored at
- *		p; false for a varlena that is compressed or toasted.
+ *		The normalized key of a fast_int, fast_bytes or fast_pair key of a
+ *		tuple whose data begins at data; false for a varlena that is
+ *		compressed or toasted.
  */
 static inline bool
-SrmRecFastKeyAt(SrmRecFormat *fmt, const char *p, uint64 *key)
+SrmRecFastKeyAt(SrmRecFormat *fmt, const char *data, uint64 *key)
 {
 	const unsigned char *d;
 	Size		len;
 
-	if (fmt->fast_int)
+	if (fmt->fast_pair)
 	{
-		*key = SrmRecIntAt(fmt, p);
+		*key = SrmRecPairAt(fmt, data);
 		return true;
 	}
-	if (!SrmRecVarlenaAt(p, &d, &len))
+	if (fmt->fast_int)
+	{
+		*key = SrmRecIntAt(fmt, data + fmt->key_off);
+		return true;
+	}
+	if (!SrmRecVarlenaAt(data + fmt->key_off, &d, &len))
 		return false;
 	*key = SrmNormFold(SrmBytesNorm(d, len), fmt->key_desc);
 	return true;
@@ -338,8 +400,8 @@ SrmRecFastKeyAt(SrmRecFormat *fmt, const char *p, uint64 *key)
 
 /*
  * SrmRecHeapFastKey
- *		The normalized key of a heap sort's fast_int or fast_bytes first
- *		key, read from a tuple whose t_infomask2 is at hdr and whose data
+ *		The normalized key of a heap sort's fast first key (SrmRecFast),
+ *		read from a tuple whose t_infomask2 is at hdr and whose data
  *		begins at data; false if the tuple has NULLs or lacks the column,
  *		or the value is compressed or toasted.
  */
@@ -353,9 +415,9 @@ SrmRecHeapFastKey(SrmRecFormat *fmt, const char *hdr, const char *data,
 	memcpy(&infomask2, hdr, sizeof(uint16));
 	memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
 	if ((infomask & HEAP_HASNULL) ||
-		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
+		(infomask2 & HEAP_NATTS_MASK) <= fmt->last_att)
 		return false;
-	return SrmRecFastKeyAt(fmt, data + fmt->key_off, key);
+	return SrmRecFastKeyAt(fmt, data, key);
 }
 
 /*
@@ -371,8 +433,7 @@ SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
 	memcpy(&info, itup + offsetof(IndexTupleData, t_info), sizeof(info));
 	if (info & INDEX_NULL_MASK)
 		return false;
-	return SrmRecFastKeyAt(fmt, itup + IndexInfoFindDataOffset(0) + fmt->key_off,
-						   key);
+	return SrmRecFastKeyAt(fmt, itup + IndexInfoFindDataOffset(0), key);
 }
 
 /*
@@ -385,7 +446,7 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 {
 	uint8		b = (uint8) rec[0];
 
-	if ((fmt->fast_int || fmt->fast_bytes) && b < 0x80 && !(b & 1) &&
+	if (SrmRecFast(fmt) && b < 0x80 && !(b & 1) &&
 		(fmt->heap ?
 		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
 		 SrmRecIndexFastKey(fmt, rec + 1, key)))
@@ -399,14 +460,15 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 /*
  * SrmRecHeapPlain
  *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
- *		set) has no NULLs and an integer first key its column gives back:
- *		its record stores no key.
+ *		set) has no NULLs and an integer key (of one column or two) its
+ *		columns give back: its record stores no key.
  */
 static inline bool
 SrmRecHeapPlain(SrmRecFormat *fmt, const MinimalTupleData *mt)
 {
-	return fmt->fast_int && fmt->heap && !(mt->t_infomask & HEAP_HASNULL) &&
-		HeapTupleHeaderGetNatts(mt) > fmt->key_att;
+	return (fmt->fast_int || fmt->fast_pair) && fmt->heap &&
+		!(mt->t_infomask & HEAP_HASNULL) &&
+		HeapTupleHeaderGetNatts(mt) > fmt->last_att;
 }
 
 /*

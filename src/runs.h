@@ -118,7 +118,7 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 	t->tuple = tuple;
 	t->len = (uint32) len;
 	load->ntuples++;
-	if ((load->fmt.fast_int || load->fmt.fast_bytes) &&
+	if (SrmRecFast(&load->fmt) &&
 		(load->fmt.heap ?
 		 SrmRecHeapFastKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
 						   mt + ((const MinimalTupleData *) mt)->t_hoff -
