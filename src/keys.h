@@ -71,15 +71,15 @@ typedef enum SrmKeyKind
 } SrmKeyKind;
 
 /*
- * Which tuples of equal normalized keys still need comparing: none (the key
- * is the one sort key in full), all, or (two keys whose normalized key
+ * Which tuples of equal normalized keys still need comparing: all, none
+ * (the key is the one sort key in full), or (two keys whose normalized key
  * holds both whole) only those whose low half is where the second key's
  * NULLs go, shared with its least or greatest value.
  */
 typedef enum SrmTies
 {
+	SRM_TIES_ALL = 0,			/* the safe default of zeroed keys */
 	SRM_TIES_NONE,
-	SRM_TIES_ALL,
 	SRM_TIES_NULL2
 } SrmTies;
 

@@ -49,6 +49,37 @@ cmp_norm(const void *a, const void *b, void *arg)
 	return SrmCompareNorm(a, b, arg);
 }
 
+/*
+ * cmp_cols
+ *		The sort's order from the columns alone, every key through its
+ *		SortSupport: the normalized keys' oracle.
+ */
+static int
+cmp_cols(const void *a, const void *b, void *arg)
+{
+	SrmKeys    *keys = arg;
+	HeapTupleData x,
+				y;
+	int			k;
+
+	x.t_len = y.t_len = 0;
+	x.t_data = (HeapTupleHeader) ((char *) ((const SrmTuple *) a)->tuple - MINIMAL_TUPLE_OFFSET);
+	y.t_data = (HeapTupleHeader) ((char *) ((const SrmTuple *) b)->tuple - MINIMAL_TUPLE_OFFSET);
+	for (k = 0; k < keys->nkeys; k++)
+	{
+		SortSupport ssup = &keys->sortKeys[k];
+		bool		xn,
+					yn;
+		Datum		xd = heap_getattr(&x, ssup->ssup_attno, keys->tupdesc, &xn);
+		Datum		yd = heap_getattr(&y, ssup->ssup_attno, keys->tupdesc, &yn);
+		int			cmp = ApplySortComparator(xd, xn, yd, yn, ssup);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	return 0;
+}
+
 #define NDISTS 15
 
 static const char *const dist_names[NDISTS] = {
@@ -209,7 +240,9 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 	{
 		if (bad < 0 && SrmCompareNorm(&a[i], &b[i], keys) != 0)
 			bad = i;
-		if (unsorted < 0 && i > 0 && SrmCompareNorm(&a[i - 1], &a[i], keys) > 0)
+		if (unsorted < 0 && i > 0 &&
+			(SrmCompareNorm(&a[i - 1], &a[i], keys) > 0 ||
+			 cmp_cols(&a[i - 1], &a[i], keys) > 0))
 			unsorted = i;
 	}
 	CHECK(bad < 0 && unsorted < 0,
@@ -255,6 +288,39 @@ fill_strict_ints(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
 	v[1] = Int64GetDatum((int64) (r >> 8) % 1000);
 	isnull[0] = false;
 	isnull[1] = (r >> 40) % 13 == 0;
+}
+
+/*
+ * (int4 a, int4 b): a from a few values, b often at the extremes its NULLs
+ * share the low half of the key with, NULLs in both
+ */
+static void
+fill_pair32(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	static const int32 extremes[] = {PG_INT32_MIN, PG_INT32_MIN + 1, PG_INT32_MAX,
+	PG_INT32_MAX - 1, 0, -1};
+	uint64		r = pg_prng_uint64(rng);
+
+	v[0] = Int32GetDatum((int32) (r % 5) - 2);
+	v[1] = Int32GetDatum((r >> 8) % 3 == 0 ? extremes[(r >> 12) % lengthof(extremes)] :
+						 (int32) ((r >> 16) % 1000) - 500);
+	isnull[0] = (r >> 50) % 17 == 0;
+	isnull[1] = (r >> 40) % 7 == 0;
+}
+
+/* (int4 a, int8 b): b about 2^30, where its summary stops being exact */
+static void
+fill_pair64(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	static const int64 extremes[] = {PG_INT64_MIN, PG_INT64_MAX, 1 << 30, (1 << 30) - 1,
+	-(1 << 30), -(1 << 30) - 1, PG_INT32_MAX, PG_INT32_MIN, 0, -1};
+	uint64		r = pg_prng_uint64(rng);
+
+	v[0] = Int32GetDatum((int32) (r % 3));
+	v[1] = Int64GetDatum((r >> 8) % 3 == 0 ? extremes[(r >> 12) % lengthof(extremes)] :
+						 (int64) (r >> 20) * (((r >> 16) & 1) ? 1 : -1) >> ((r >> 2) % 44));
+	isnull[0] = (r >> 58) % 17 == 0;
+	isnull[1] = (r >> 40) % 7 == 0;
 }
 
 /* text sharing 8-byte (and longer) prefixes, a few NULLs */
@@ -325,6 +391,62 @@ unit_radix(void)
 					   two, desc, sizes[s], fill_strict_ints, &rng);
 			radix_ties(order ? "text DESC" : "text", text, tdesc, sizes[s], fill_text, &rng);
 		}
+	}
+
+	/*
+	 * Two keys in one normalized key: (int4, int4) whole, ties compared
+	 * only where a NULL second key meets an extreme value; (int4, int8)
+	 * with a summary of the int8.  Every order and NULL placement.
+	 */
+	for (order = 0; order < 8; order++)
+	{
+		Oid			types[] = {INT4OID, INT4OID};
+		Oid			types8[] = {INT4OID, INT8OID};
+		TupleDesc	desc = rec_desc(2, types, 2, false);
+		TupleDesc	desc8 = rec_desc(2, types8, 2, false);
+		TypeCacheEntry *t4 = lookup_type_cache(INT4OID, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+		TypeCacheEntry *t8 = lookup_type_cache(INT8OID, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+		AttrNumber	att[] = {1, 2};
+		Oid			ops[] = {(order & 1) ? t4->gt_opr : t4->lt_opr,
+		(order & 2) ? t4->gt_opr : t4->lt_opr};
+		Oid			ops8[] = {ops[0], (order & 2) ? t8->gt_opr : t8->lt_opr};
+		Oid			colls[] = {InvalidOid, InvalidOid};
+		bool		nf[] = {(order & 4) != 0, (order & 1) != 0};
+		SrmKeys    *pair = SrmKeysMakeHeap(desc, 2, att, ops, colls, nf);
+		SrmKeys    *pair8 = SrmKeysMakeHeap(desc8, 2, att, ops8, colls, nf);
+		char		name[64];
+
+		CHECK(pair->norm2 == SRM_NORM_INT32 && pair->norm2_exact &&
+			  pair->ties == SRM_TIES_NULL2,
+			  "(int4, int4) keys: norm2 %d, exact %d, ties %d",
+			  pair->norm2, pair->norm2_exact, pair->ties);
+		CHECK(pair8->norm2 == SRM_NORM_INT64 && !pair8->norm2_exact &&
+			  pair8->ties == SRM_TIES_ALL,
+			  "(int4, int8) keys: norm2 %d, exact %d, ties %d",
+			  pair8->norm2, pair8->norm2_exact, pair8->ties);
+		for (s = 0; s < lengthof(sizes) && sizes[s] <= 65537; s++)
+		{
+			snprintf(name, sizeof(name), "(int4, int4) order %d", order);
+			radix_ties(name, pair, desc, sizes[s], fill_pair32, &rng);
+			snprintf(name, sizeof(name), "(int4, int8) order %d", order);
+			radix_ties(name, pair8, desc8, sizes[s], fill_pair64, &rng);
+		}
+	}
+
+	/* the int8 summary keeps order, and is exact below 2^30 */
+	{
+		static const int64 v[] = {PG_INT64_MIN, PG_INT64_MIN + 1, -(INT64CONST(1) << 40),
+			-(1 << 30) - 1, -(1 << 30), -(1 << 30) + 1, -1, 0, 1, (1 << 30) - 1, 1 << 30,
+			(1 << 30) + 63, (1 << 30) + 64, PG_INT32_MAX, INT64CONST(1) << 40,
+		PG_INT64_MAX - 1, PG_INT64_MAX};
+		int			i;
+
+		for (i = 1; i < lengthof(v); i++)
+			CHECK(SrmInt64Norm32(v[i - 1]) <= SrmInt64Norm32(v[i]),
+				  "int8 summary: %lld above %lld", (long long) v[i - 1], (long long) v[i]);
+		for (i = -1000; i <= 1000; i++)
+			CHECK(SrmInt64Norm32((int64) i * 1000000) < SrmInt64Norm32((int64) i * 1000000 + 1),
+				  "int8 summary: %lld not exact", (long long) i * 1000000);
 	}
 }
 

@@ -497,12 +497,118 @@ unit_rec_columns(void)
 	}
 }
 
+/*
+ * pair_roundtrip
+ *		A tuple of a two-key sort (keys on atts of desc) encoded and read
+ *		back: the key SrmKeysSetDatum1 gives, stored as expect_key says.
+ */
+static void
+pair_roundtrip(const char *name, SrmKeys *keys, SrmRecFormat *fmt, TupleDesc desc,
+			   Datum *v, bool *n, bool expect_key)
+{
+	MinimalTuple mt = form_minimal(desc, v, n);
+	SrmTuple	t = {0};
+	Size		size;
+	char	   *rec;
+	uint32		paylen;
+	bool		haskey;
+	uint64		key;
+	uint8		nrank;
+
+	t.tuple = mt;
+	SrmKeysSetDatum1(keys, &t, false);
+	size = SrmRecEncode(fmt, NULL, 0, mt, mt->t_len, t.datum1, t.nrank);
+	rec = palloc(size);
+	SrmRecEncode(fmt, rec, size, mt, mt->t_len, t.datum1, t.nrank);
+	SrmRecHeader(rec, &paylen, &haskey);
+	CHECK(haskey == expect_key, "%s: key %s", name, haskey ? "stored" : "not stored");
+	key = ~(uint64) t.datum1;
+	nrank = 99;
+	CHECK(SrmRecReadKey(fmt, rec, &key, &nrank) == size && key == (uint64) t.datum1 &&
+		  nrank == t.nrank, "%s: read %016llx/%d, the tuple's %016llx/%d", name,
+		  (unsigned long long) key, nrank, (unsigned long long) t.datum1, t.nrank);
+	key = ~(uint64) t.datum1;
+	CHECK(SrmRecKey(fmt, rec, &key, &nrank) == size && key == (uint64) t.datum1,
+		  "%s: SrmRecKey %016llx", name, (unsigned long long) key);
+	pfree(rec);
+	pfree(mt);
+}
+
+/*
+ * unit_rec_pairs
+ *		Two-key sorts whose first key has 32 bits or fewer: records derive
+ *		the key from both by-value columns, in either column order, and
+ *		store it where a NULL is in or before a key, or the second key is
+ *		not by value.
+ */
+static void
+unit_rec_pairs(void)
+{
+	Oid			types[] = {INT2OID, INT4OID, TEXTOID, INT8OID, DATEOID};
+	TupleDesc	desc = rec_desc(5, types, 5, false);
+	static const struct
+	{
+		AttrNumber	att[2];
+		bool		fast;
+	}			cases[] = {
+		{{2, 1}, true}, {{1, 2}, true}, {{5, 2}, false}, {{2, 4}, false}, {{1, 3}, false}
+	};
+	int			c,
+				order;
+
+	for (c = 0; c < lengthof(cases); c++)
+		for (order = 0; order < 4; order++)
+		{
+			Oid			ops[2];
+			Oid			colls[] = {InvalidOid, DEFAULT_COLLATION_OID};
+			bool		nf[] = {(order & 1) != 0, (order & 2) == 0};
+			SrmKeys    *keys;
+			SrmRecFormat fmt;
+			Datum		v[5];
+			bool		n[5] = {0};
+			char		name[64];
+			int			k;
+
+			for (k = 0; k < 2; k++)
+			{
+				Oid			typid = types[cases[c].att[k] - 1];
+				TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+				ops[k] = (order >> k) & 1 ? tc->gt_opr : tc->lt_opr;
+			}
+			colls[0] = InvalidOid;
+			colls[1] = types[cases[c].att[1] - 1] == TEXTOID ? C_COLLATION_OID : InvalidOid;
+			keys = SrmKeysMakeHeap(desc, 2, (AttrNumber *) cases[c].att, ops, colls, nf);
+			SrmRecFormatInit(&fmt, keys);
+			snprintf(name, sizeof(name), "pair (%d, %d) order %d", cases[c].att[0],
+					 cases[c].att[1], order);
+			CHECK(keys->norm2 != SRM_NORM_NONE && fmt.fast_pair == cases[c].fast,
+				  "%s: norm2 %d, fast_pair %d", name, keys->norm2, fmt.fast_pair);
+			v[0] = Int16GetDatum(-7);
+			v[1] = Int32GetDatum(PG_INT32_MIN + order);
+			v[2] = CStringGetTextDatum("pair");
+			v[3] = Int64GetDatum(INT64CONST(1) << 40);
+			v[4] = Int32GetDatum(PG_INT32_MAX - order);
+			pair_roundtrip(name, keys, &fmt, desc, v, n, !cases[c].fast);
+			n[2] = true;
+			pair_roundtrip(name, keys, &fmt, desc, v, n,
+						   !cases[c].fast || cases[c].att[1] > 2);
+			n[2] = false;
+			n[cases[c].att[1] - 1] = true;
+			pair_roundtrip(name, keys, &fmt, desc, v, n, true);
+			n[cases[c].att[1] - 1] = false;
+			n[cases[c].att[0] - 1] = true;
+			pair_roundtrip(name, keys, &fmt, desc, v, n, true);
+		}
+}
+
 static void
 unit_record(void)
 {
 	unit_rec_scalars();
 	unit_rec_varlena();
 	unit_rec_columns();
+	unit_rec_pairs();
 }
 
 /*
