@@ -51,7 +51,8 @@ OBJS = \
 OBJS += $(EXTRA_OBJS)
 
 EXTENSION = srmsort
-DATA = srmsort--1.0.sql
+# every SQL version's script and every update script (srmsort--A--B.sql)
+DATA = $(notdir $(wildcard $(srcdir)/srmsort--*.sql))
 PGFILEDESC = "srmsort - parallel-disk SRM mergesort for PostgreSQL"
 
 PG_CONFIG ?= pg_config
@@ -97,9 +98,15 @@ include $(PGXS)
 PG_CPPFLAGS += $(ICU_CFLAGS)
 SHLIB_LINK += $(ICU_LIBS)
 
+# Out-of-tree builds (pg_buildext builds each major in build-<major> with
+# VPATH pointing here): the objects' directories are made up front.
+ifdef VPATH
+$(shell mkdir -p $(sort $(dir $(OBJS))))
+endif
+
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/*.h)
 
 # The TAP tests (test/t/*.pl): "make prove_installcheck" after "make
 # install" runs them against the installed server's binaries (they start
@@ -119,3 +126,18 @@ prove_installcheck:
 .PHONY: unitcheck
 unitcheck:
 	$(MAKE) -C test/unit PG_CONFIG=$(PG_CONFIG) all install installcheck
+
+# The PGXN distribution: "make dist" writes srmsort-<version>.zip, the
+# tracked files at the tag v<version> (git archive), <version> being
+# META.json's; DIST_REF=<commit> names another commit (a release candidate).
+DIST_VERSION := $(shell sed -n 's/^   "version": "\([^"]*\)".*/\1/p' $(srcdir)/META.json)
+DIST_REF ?= v$(DIST_VERSION)
+
+.PHONY: dist
+dist:
+	@git -C $(srcdir) rev-parse -q --verify '$(DIST_REF)^{commit}' >/dev/null || \
+		{ echo "make dist: no tag $(DIST_REF) (git tag v$(DIST_VERSION), or make dist DIST_REF=HEAD)" >&2; exit 1; }
+	@test "$$(git -C $(srcdir) show '$(DIST_REF):META.json' | sed -n 's/^   "version": "\([^"]*\)".*/\1/p')" = '$(DIST_VERSION)' || \
+		{ echo "make dist: META.json at $(DIST_REF) does not say version $(DIST_VERSION)" >&2; exit 1; }
+	git -C $(srcdir) archive --format=zip --prefix=srmsort-$(DIST_VERSION)/ \
+		-o $(CURDIR)/srmsort-$(DIST_VERSION).zip '$(DIST_REF)'
