@@ -190,7 +190,8 @@ if [ -n "$debs" ]; then
             inroot apt-get -q update >>"$ov/apt.log" 2>&1 || true
             install >>"$ov/apt.log" 2>&1 || { tail -n 30 "$ov/apt.log"; exit 3; }
         fi
-        grep -E "^(Setting up|Unpacking) " "$ov/apt.log" | sed -n "s/^Setting up /   set up /p"
+        echo "   $(grep -c "^Setting up " "$ov/apt.log") packages set up, among them:"
+        grep -E "^Setting up (postgresql|liburing|libicu)" "$ov/apt.log" | sed "s/^Setting up /   /"
         for t in gcc cc clang make; do
             if inroot sh -c "command -v $t" >/dev/null; then
                 echo "the package-install root has $t"
