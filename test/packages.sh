@@ -2,7 +2,7 @@
 # test/packages.sh — srmsort's Debian package of one PostgreSQL major, built
 # from this repository and tested as a DBA installs it.
 #
-#   test/packages.sh --pg 15|17|18|19 [--out DIR] [--keep]
+#   test/packages.sh --pg 15|17|18|19 [--quick] [--out DIR] [--keep]
 #
 # 1. build: dpkg-buildpackage -b (debian/: pg_buildext build and install)
 #    where the server's headers are: this Debian 12 machine for 15, the
@@ -17,7 +17,11 @@
 #    server; the root is checked to hold no compiler and no make.
 # 3. test: debian/tests/installed, the regression suite (sql/) run by the
 #    client package's pg_regress against a pg_virtualenv cluster that
-#    preloads srmsort from the package.
+#    preloads srmsort from the package.  --quick runs the tests of QUICK
+#    only (what test/run_tests.sh runs unless --long): the extension and
+#    its settings, differential ORDER BY over every type on four disks,
+#    the run format, builtin collations, index builds checked with amcheck
+#    and run as the owner, the sorter's states.
 #
 # The packages are copied to DIR (default: kept only with --keep, in the
 # temporary directory).  Prints "ok N - ..." / "not ok N - ..." per step
@@ -32,23 +36,26 @@ PG=""
 OUT=""
 KEEP=${SRMSORT_KEEP:-}
 STAGE=all
+QUICK_TESTS="00_install 05_helpers 10_types 21_format 52_builtin 53_index_parallel_security 55_security 57_sorter_states"
+REGRESS=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --pg) PG=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --quick) REGRESS=$QUICK_TESTS; shift ;;
         --build-in) STAGE=build; BUILD_DIR=$2; shift 2 ;;   # internal: step 1 in the root
-        *) echo "usage: $0 --pg 15|17|18|19 [--out DIR] [--keep]" >&2; exit 2 ;;
+        *) echo "usage: $0 --pg 15|17|18|19 [--quick] [--out DIR] [--keep]" >&2; exit 2 ;;
     esac
 done
-case "$PG" in 15 | 17 | 18 | 19) ;; *) echo "usage: $0 --pg 15|17|18|19 [--out DIR] [--keep]" >&2; exit 2 ;; esac
+case "$PG" in 15 | 17 | 18 | 19) ;; *) echo "usage: $0 --pg 15|17|18|19 [--quick] [--out DIR] [--keep]" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "error: $0 runs as root (it installs packages and enters Debian roots)" >&2; exit 1; }
 
 say() { printf '== %s\n' "$*"; }
 
 # ---- step 1, where the server's headers are ----
 build_here() {
-    local dir=$1 src=$1/srmsort-src tools="debhelper postgresql-server-dev-all lintian dpkg-dev"
+    local dir=$1 src=$1/srmsort-src tools="build-essential debhelper postgresql-server-dev-all lintian dpkg-dev"
     local p missing=""
     for p in $tools; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -170,7 +177,7 @@ if [ -n "$debs" ]; then
     set +e
     unshare --mount --propagation private -- /bin/bash -c '
         set -e
-        base=$1 ov=$2 archives=$3 repo=$4 pg=$5 extra=$6 port=$7
+        base=$1 ov=$2 archives=$3 repo=$4 pg=$5 extra=$6 port=$7 regress=$8
         fs=$ov/fs
         mount -t overlay overlay -o "lowerdir=$base,upperdir=$ov/upper,workdir=$ov/work" "$fs"
         mount -t proc proc "$fs/proc"
@@ -198,18 +205,18 @@ if [ -n "$debs" ]; then
                 exit 4
             fi
         done
-        echo "== debian/tests/installed (PostgreSQL $pg, port $port)"
+        echo "== debian/tests/installed (PostgreSQL $pg, port $port): ${regress:-every test of sql/}"
         mkdir -p "$fs/tmp/out"
-        inroot sh -c "cd /srmsort-src && AUTOPKGTEST_TMP=/tmp/out PGPORT=$port debian/tests/installed" \
+        inroot sh -c "cd /srmsort-src && AUTOPKGTEST_TMP=/tmp/out PGPORT=$port SRMSORT_REGRESS=\"$regress\" debian/tests/installed" \
             >"$ov/installed.log" 2>&1 || { cat "$ov/installed.log"; exit 5; }
         cat "$ov/installed.log"
-    ' srm-pkgroot "$base" "$ov" "$archives" "$REPO" "$PG" "$extra" "$port"
+    ' srm-pkgroot "$base" "$ov" "$archives" "$REPO" "$PG" "$extra" "$port" "$REGRESS"
     rc=$?
     set -e
     case $rc in
         0)
             ok "postgresql-$PG-srmsort installed alone into a bare $suite root"
-            ok "the regression suite against the installed package ($((SECONDS - t0)) s)"
+            ok "the regression suite${REGRESS:+ (--quick)} against the installed package ($((SECONDS - t0)) s)"
             ;;
         3 | 4)
             notok "postgresql-$PG-srmsort installed alone into a bare $suite root"
