@@ -15,6 +15,8 @@
  * arithmetic, so its tables are checked here, across far more cases than
  * a sort could reach.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit_mergeplan.c
  *

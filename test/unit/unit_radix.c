@@ -10,6 +10,8 @@
  * of SrmCompareNorm.  Those sizes and distributions are where a radix sort
  * goes wrong, and a sort's result alone would seldom show it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit_radix.c
  *

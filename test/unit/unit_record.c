@@ -13,6 +13,8 @@
  * every merge goes through this format, and those edges are rare in a
  * sort's data, so they are made here one by one.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit_record.c
  *
