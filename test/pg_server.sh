@@ -176,6 +176,21 @@ in_new_root() {
         mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$ROOTDIR/fs" "$@"
 }
 
+# debootstrap minbase of a suite into $2, its apt sources and lists,
+# daemons kept from starting by policy-rc.d ($3: words for the log)
+bootstrap() {
+    local suite=$1 fs=$2 what=$3
+    step "debootstrap --variant=minbase $suite ($MIRROR$what)" \
+        debootstrap --variant=minbase --keyring="$KEYRING" "$suite" "$fs" "$MIRROR"
+    root_sources "$suite" >"$fs/etc/apt/sources.list"
+    printf '#!/bin/sh\nexit 101\n' >"$fs/usr/sbin/policy-rc.d"
+    chmod 755 "$fs/usr/sbin/policy-rc.d"
+    # Release files here can be older than their Valid-Until (experimental)
+    echo 'Acquire::Check-Valid-Until "false";' >"$fs/etc/apt/apt.conf.d/99srmsort"
+    cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
+    step "apt-get update ($suite$what)" in_new_root apt-get -q update
+}
+
 make_root() {
     local t0=$SECONDS fs=$ROOTDIR/fs
     need_root_user
@@ -191,15 +206,7 @@ make_root() {
             step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
         }
     fi
-    step "debootstrap --variant=minbase $SUITE ($MIRROR)" \
-        debootstrap --variant=minbase --keyring="$KEYRING" "$SUITE" "$fs" "$MIRROR"
-    root_sources "$SUITE" >"$fs/etc/apt/sources.list"
-    printf '#!/bin/sh\nexit 101\n' >"$fs/usr/sbin/policy-rc.d"
-    chmod 755 "$fs/usr/sbin/policy-rc.d"
-    # Release files here can be older than their Valid-Until (experimental)
-    echo 'Acquire::Check-Valid-Until "false";' >"$fs/etc/apt/apt.conf.d/99srmsort"
-    cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
-    step "apt-get update ($SUITE)" in_new_root apt-get -q update
+    bootstrap "$SUITE" "$fs" ""
     # shellcheck disable=SC2046
     step "apt-get install (PostgreSQL $(root_servers "$SUITE" | grep -oE 'postgresql-[0-9]+' | sort -u |
         sed 's/postgresql-//' | tr '\n' ' ')and the tools)" \
@@ -297,14 +304,7 @@ cmd_pkgroot() {
             rm -rf "$fs"
             mkdir -p "$dir"
             : >"$LOG"
-            step "debootstrap --variant=minbase $suite ($MIRROR, package-install root)" \
-                debootstrap --variant=minbase --keyring="$KEYRING" "$suite" "$fs" "$MIRROR"
-            root_sources "$suite" >"$fs/etc/apt/sources.list"
-            printf '#!/bin/sh\nexit 101\n' >"$fs/usr/sbin/policy-rc.d"
-            chmod 755 "$fs/usr/sbin/policy-rc.d"
-            echo 'Acquire::Check-Valid-Until "false";' >"$fs/etc/apt/apt.conf.d/99srmsort"
-            cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
-            step "apt-get update ($suite, package-install root)" in_new_root apt-get -q update
+            bootstrap "$suite" "$fs" ", package-install root"
             in_new_root apt-get clean >>"$LOG" 2>&1 || true
             pkgroot_recipe "$suite" >"$dir/stamp.new"
             mv "$dir/stamp.new" "$dir/stamp"
