@@ -65,12 +65,22 @@ PG_CONFIG ?= pg_config
 ifeq ($(shell command -v $(PG_CONFIG) 2>/dev/null),)
 $(error $(PG_CONFIG) not found: install your server's development package (Debian: postgresql-server-dev-NN) or set PG_CONFIG=/path/to/pg_config)
 endif
+# (only for goals that compile: "make installcheck" against an installed
+# package, as its autopkgtest runs it, and "make dist" need neither)
+SRM_NOBUILD_GOALS = installcheck prove_installcheck dist clean distclean
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(SRM_NOBUILD_GOALS),$(MAKECMDGOALS)),)
+SRM_NOBUILD = yes
+endif
+endif
+ifndef SRM_NOBUILD
 PG_INCLUDEDIR_SERVER := $(shell $(PG_CONFIG) --includedir-server)
 ifeq ($(wildcard $(PG_INCLUDEDIR_SERVER)/postgres.h),)
 $(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install the Debian package postgresql-server-dev-$(shell $(PG_CONFIG) --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'))
 endif
 ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $(CC) -x c -E - >/dev/null 2>&1 && echo ok),)
 $(error liburing.h not found: install the Debian package liburing-dev)
+endif
 endif
 
 SHLIB_LINK += -luring

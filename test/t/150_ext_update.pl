@@ -26,6 +26,19 @@ close $ch;
 ok(defined $default && $versions{$default},
 	"srmsort.control's default_version ($default) has a script");
 
+# one release version everywhere it is written: META.json (PGXN, make
+# dist), debian/changelog (the packages, with a Debian revision),
+# CHANGELOG.md's newest section; and META.json's "provides" names the SQL
+# script of the default version
+my $meta = PostgreSQL::Test::Utils::slurp_file("$repo/META.json");
+my ($release) = $meta =~ /^   "version": "([^"]+)"/m;
+my ($deb) = PostgreSQL::Test::Utils::slurp_file("$repo/debian/changelog") =~ /^srmsort \(([^)]+)\)/;
+my ($log) = PostgreSQL::Test::Utils::slurp_file("$repo/CHANGELOG.md") =~ /^## (\S+)/m;
+ok(defined $release && $release =~ /^\d+\.\d+\.\d+$/, "META.json's version ($release) is semantic");
+is($deb =~ s/-[^-]+$//r, $release, "debian/changelog's newest entry is $release");
+is($log, $release, "CHANGELOG.md's newest section is $release");
+like($meta, qr/"file": "srmsort--\Q$default\E\.sql"/, "META.json provides srmsort--$default.sql");
+
 my $node = SrmTest::node('ext_update', tablespaces => 0);
 $node->safe_psql('postgres', 'DROP EXTENSION srmsort');
 
