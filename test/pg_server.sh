@@ -180,6 +180,14 @@ in_new_root() {
 # daemons kept from starting by policy-rc.d ($3: words for the log)
 bootstrap() {
     local suite=$1 fs=$2 what=$3
+    if ! command -v debootstrap >/dev/null; then
+        step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap ||
+            true
+        command -v debootstrap >/dev/null || {
+            env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$LOG" 2>&1 || true
+            step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+        }
+    fi
     step "debootstrap --variant=minbase $suite ($MIRROR$what)" \
         debootstrap --variant=minbase --keyring="$KEYRING" "$suite" "$fs" "$MIRROR"
     root_sources "$suite" >"$fs/etc/apt/sources.list"
@@ -198,14 +206,6 @@ make_root() {
     rm -rf "$fs"
     mkdir -p "$ROOTDIR"
     : >"$LOG"
-    if ! command -v debootstrap >/dev/null; then
-        step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap ||
-            true
-        command -v debootstrap >/dev/null || {
-            env DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$LOG" 2>&1 || true
-            step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
-        }
-    fi
     bootstrap "$SUITE" "$fs" ""
     # shellcheck disable=SC2046
     step "apt-get install (PostgreSQL $(root_servers "$SUITE" | grep -oE 'postgresql-[0-9]+' | sort -u |
