@@ -55,19 +55,16 @@ say() { printf '== %s\n' "$*"; }
 
 # ---- step 1, where the server's headers are ----
 build_here() {
-    local dir=$1 src=$1/srmsort-src tools="build-essential debhelper postgresql-server-dev-all lintian dpkg-dev"
-    local p missing=""
-    for p in $tools; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-    done
+    local dir=$1 src=$1/srmsort-src missing
+    # test/lib.sh's package helpers, for the package tools
+    SRMSORT_PG=$PG . "$REPO/test/lib.sh"
+    SRM_PACKAGES="build-essential debhelper postgresql-server-dev-all lintian dpkg-dev"
+    missing=$(srm_pkg_missing)
     if [ -n "$missing" ]; then
         say "installing the package tools:$missing"
-        export DEBIAN_FRONTEND=noninteractive
         # shellcheck disable=SC2086
-        apt-get install -y -qq --no-install-recommends $missing >"$dir/apt.log" 2>&1 ||
-            { apt-get update -qq >>"$dir/apt.log" 2>&1 &&
-              apt-get install -y -qq --no-install-recommends $missing >>"$dir/apt.log" 2>&1; } ||
-            { tail -n 20 "$dir/apt.log"; echo "error: could not install$missing" >&2; exit 1; }
+        srm_apt_try --no-install-recommends $missing ||
+            { echo "error: could not install$missing" >&2; exit 1; }
     fi
     rm -rf "$src"
     mkdir -p "$src"
