@@ -46,6 +46,8 @@ OBJS = \
 	src/builds/citus.o \
 	src/builds/cluster.o \
 	src/builds/clusterscan.o \
+	src/builds/gistbuild.o \
+	src/builds/gistload.o \
 	src/builds/pbuild.o \
 	src/builds/pcluster.o \
 	src/builds/utility.o \

@@ -66,6 +66,15 @@ extern SrmSorter *SrmSorterBeginIndex(Relation heapRel, Relation indexRel,
 									  int flags);
 
 /*
+ * Index flavour for GiST: index tuples of indexRel (their keys already
+ * compressed by the opclass) sorted as tuplesort_begin_index_gist sorts
+ * them: each key column by its opclass's sortsupport, NULLs last, then
+ * heap TID.  Read back with SrmSorterGetIndexTuple.
+ */
+extern SrmSorter *SrmSorterBeginGist(Relation indexRel, int workMemKB,
+									 double estRows, int flags);
+
+/*
  * Heap flavour in the order of btree index indexRel: tuples of tupdesc,
  * whose first columns are the index's key columns, sorted on them with
  * the index's opclasses, collations, DESC and NULLS FIRST, as

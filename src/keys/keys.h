@@ -99,6 +99,9 @@ extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
 extern SrmKeys *SrmKeysMakeIndex(Relation indexRel);
 extern SrmKeys *SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc);
 
+/* GiST index tuples of indexRel: opclass sortsupport on its keys, then TID. */
+extern SrmKeys *SrmKeysMakeGist(Relation indexRel);
+
 /* One btree index key column's SortSupport, from its scan key. */
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,
 								   SortSupport ssup, bool abbreviate);
