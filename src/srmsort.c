@@ -9,6 +9,8 @@
  * pieces into the server; the design lives in the modules it registers
  * (src/README.md draws the floors; docs/design.md teaches the design).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/srmsort.c
  *

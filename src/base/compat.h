@@ -4,6 +4,8 @@
  *	  The differences between the PostgreSQL versions srmsort builds for
  *	  (15, 16, 17, 18, 19), behind one name each.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/compat.h
  *

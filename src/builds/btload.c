@@ -31,6 +31,8 @@
  *
  * All memory lives in the loader's context, a child of the caller's.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/btload.c
  *

@@ -29,6 +29,8 @@
  * numbers (so the view shows the usual names), and the sort's facts go to
  * the server log at srmsort.trace = on (DEBUG1 otherwise).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/build.c
  *

@@ -3,6 +3,8 @@
  * build.h
  *	  CREATE INDEX and REINDEX of btree indexes through srmsort.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/build.h
  *

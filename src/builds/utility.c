@@ -69,6 +69,8 @@
  * itself hands catalogs, TOAST tables and builds below
  * srmsort.min_input_size back to btbuild.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/utility.c
  *

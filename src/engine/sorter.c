@@ -48,6 +48,8 @@
  * Memory accounting: sortruns.c keeps the run list and the budget, and
  * says what counts against it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.c
  *

@@ -25,6 +25,8 @@
  *						only); Perform again is an error
  *	 always:			GetStats, End
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.h
  *

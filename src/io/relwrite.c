@@ -24,6 +24,8 @@
  * context reset callback waits for writes in flight before their buffers
  * go.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/relwrite.c
  *

@@ -3,6 +3,8 @@
  * relwrite.h
  *	  Writing a new relation fork's blocks in the background (io_uring).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/relwrite.h
  *

@@ -33,6 +33,8 @@
  *
  * All state lives in the memory context current at SrmKeysMake*.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/keys.c
  *

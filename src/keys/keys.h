@@ -3,6 +3,8 @@
  * keys.h
  *	  Sort keys of a sort and the comparison of tuples through SortSupport.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/keys.h
  *

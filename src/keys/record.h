@@ -3,6 +3,8 @@
  * record.h
  *	  The compact record format of runs: a tuple as stored in a block.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/record.h
  *

@@ -56,6 +56,8 @@
  * writes) as soon as it is in memory for good; its buffer is recycled only
  * at the next call, because the record returned last may lie in it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/merge.c
  *

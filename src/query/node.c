@@ -17,6 +17,8 @@
  * that parents deform them -- a custom scan's result is otherwise assumed
  * to be a virtual slot.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/node.c
  *

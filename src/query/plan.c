@@ -29,6 +29,8 @@
  * Incremental sorts are different nodes and are left alone, as are the
  * never-executed Sorts of Agg's grouping-set chain (not walked).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/plan.c
  *

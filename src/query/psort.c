@@ -37,6 +37,8 @@
  * plan in the leader without a DSM segment; the lower SRMSort then passes
  * its input through and the upper one sorts it alone (node.c).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/psort.c
  *

@@ -4,6 +4,8 @@
  *	  One ORDER BY on every core: runs formed by parallel workers, merged
  *	  once by the leader.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/psort.h
  *

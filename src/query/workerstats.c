@@ -18,6 +18,8 @@
  * Without shared_preload_libraries there is no mailbox, and EXPLAIN shows
  * no worker lines.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/workerstats.c
  *
