@@ -375,7 +375,8 @@ do_sort(SrmSortScanState *state)
  *		process's share of the input into runs for the merge above and
  *		return nothing.  Without parallel mode (no shared state), or when
  *		the sort is delegated, the input passes through to the SRMSort
- *		above, which sorts it alone.
+ *		above, which sorts it alone.  A worker beyond the shared state
+ *		reads nothing: the others scan its share.
  */
 static TupleTableSlot *
 form_runs(SrmSortScanState *state)
@@ -391,7 +392,7 @@ form_runs(SrmSortScanState *state)
 			return ExecClearTuple(state->result);
 		return ExecCopySlot(state->result, slot);
 	}
-	if (!state->sorted)
+	if (!state->sorted && SrmPSortTakesPart(state->pshared))
 	{
 		state->sorter = begin_sorter(state, ExecGetResultType(outer));
 		SrmPSortShare(state->pshared, state->sorter);

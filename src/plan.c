@@ -54,6 +54,7 @@
 #include "compat.h"
 #include "node.h"
 #include "plan.h"
+#include "psort.h"
 #include "srmsort.h"
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -350,7 +351,8 @@ max_node_id(Plan *plan)
  *		a parallel scan of that table (compute_parallel_worker: its
  *		parallel_workers setting, else one worker from
  *		min_parallel_table_scan_size on and one more for every tripling),
- *		at most max_parallel_workers_per_gather.
+ *		at most max_parallel_workers_per_gather and at most the workers
+ *		the parallel sort's shared state numbers (SRM_PSORT_MAX_WORKERS).
  */
 static int
 parallel_workers(Sort *sort, double bound)
@@ -388,7 +390,7 @@ parallel_workers(Sort *sort, double bound)
 			threshold *= 3;
 		}
 	}
-	return Min(n, max_parallel_workers_per_gather);
+	return Min(Min(n, max_parallel_workers_per_gather), SRM_PSORT_MAX_WORKERS);
 }
 
 /*
