@@ -544,6 +544,10 @@ srm_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 /*
  * srm_init_dsm
  *		The leader, as the Gather starts its workers: the shared state.
+ *		With every DSM slot in use, PostgreSQL puts the Gather's state in
+ *		private memory, launches no worker and still calls this, with no
+ *		segment: then there is no shared state, the leader's copy of this
+ *		node passes its input through and the SRMSort above sorts alone.
  */
 static void
 srm_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -552,6 +556,11 @@ srm_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	Plan	   *plan = node->ss.ps.plan;
 	double		rows = Max(plan->plan_rows, 1.0);
 
+	if (pcxt->seg == NULL)
+	{
+		state->pshared = NULL;
+		return;
+	}
 	state->pshared = SrmPSortInit(coordinate, pcxt->seg, pcxt->nworkers,
 								  work_mem, plan->plan_rows,
 								  state->est_input / rows);
@@ -562,7 +571,8 @@ srm_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SrmSortScanState *state = (SrmSortScanState *) node;
 
-	SrmPSortReInit(state->pshared);
+	if (state->pshared != NULL)
+		SrmPSortReInit(state->pshared);
 }
 
 static void
