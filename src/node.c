@@ -373,10 +373,12 @@ do_sort(SrmSortScanState *state)
  * form_runs
  *		A participant of a parallel sort (SRM_MODE_RUNS): sort this
  *		process's share of the input into runs for the merge above and
- *		return nothing.  Without parallel mode (no shared state), or when
- *		the sort is delegated, the input passes through to the SRMSort
- *		above, which sorts it alone.  A worker beyond the shared state
- *		reads nothing: the others scan its share.
+ *		return nothing.  Without parallel mode (no shared state), when
+ *		the sort is delegated, or under srmsort.merge_strategy = dsm (a
+ *		cached plan: the baseline sorts in one process, as the parallel
+ *		builds do), the input passes through to the SRMSort above, which
+ *		sorts it alone.  A worker beyond the shared state reads nothing:
+ *		the others scan its share.
  */
 static TupleTableSlot *
 form_runs(SrmSortScanState *state)
@@ -384,7 +386,8 @@ form_runs(SrmSortScanState *state)
 	PlanState  *outer = outerPlanState(state);
 	const char *why;
 
-	if (state->pshared == NULL || delegated_now(&why))
+	if (state->pshared == NULL || delegated_now(&why) ||
+		srmsort_merge_strategy != SRM_MERGE_SRM)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 

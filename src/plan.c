@@ -363,6 +363,9 @@ parallel_workers(Sort *sort, double bound)
 	BlockNumber pages;
 	int			n;
 
+	/* the dsm baseline sorts in one process, as the parallel builds do */
+	if (srmsort_merge_strategy != SRM_MERGE_SRM)
+		return 0;
 	if (cur_walk == NULL || !cur_walk->parallel_ok || bound != NOT_BOUNDED ||
 		!IsA(child, SeqScan) || child->parallel_aware ||
 		!child->parallel_safe || !sort->plan.parallel_safe ||
