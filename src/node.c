@@ -692,10 +692,11 @@ show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
 static void
 show_worker_facts(SrmSortScanState *state, ExplainState *es)
 {
-	SrmSortStats *ws = palloc(64 * sizeof(SrmSortStats));
-	int			wn[64];
+	/* room for every entry of the mailbox: a parallel sort has up to 125 */
+	SrmSortStats *ws = palloc(MaxBackends * sizeof(SrmSortStats));
+	int		   *wn = palloc(MaxBackends * sizeof(int));
 	int			n = SrmWorkerStatsCollect(state->css.ss.ps.plan->plan_node_id,
-										  ws, wn, lengthof(wn));
+										  ws, wn, MaxBackends);
 	int			i;
 
 	if (n == 0)

@@ -40,6 +40,21 @@ like($plan, qr/Custom Scan \(SRMSort\)\n.*->  Gather\n.*Workers Planned: $max\n.
 	"the split ORDER BY plans $max workers, not $ask")
   or diag($plan);
 
+# EXPLAIN ANALYZE shows every worker's facts under the participants' node
+sub worker_lines
+{
+	my ($what) = @_;
+	my $analyze = $node->safe_psql('postgres',
+		"$set EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q");
+	my ($launched) = $analyze =~ /Workers Launched: (\d+)/;
+	my $lines = () = $analyze =~ /^\s+Worker \d+: Sort Method/mg;
+	cmp_ok($launched // 0, '>', 64, "more than 64 workers ran ($what)")
+	  or diag($analyze);
+	is($lines, $launched, "each has its line in EXPLAIN ANALYZE ($what)")
+	  or diag($analyze);
+}
+worker_lines('the first run');
+
 my $native = $node->safe_psql('postgres', "SET srmsort.enabled = off; $q");
 my ($rc, $srm, $err) = $node->psql('postgres', "$set $q");
 is($rc, 0, 'the split ORDER BY succeeds') or diag($err);
