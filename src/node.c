@@ -204,7 +204,8 @@ end_sort(SrmSortScanState *state)
 		SrmSorterGetStats(state->sorter, &state->stats);
 		SrmSorterEnd(state->sorter);
 		state->sorter = NULL;
-		if (IsParallelWorker())
+		/* only an EXPLAIN ANALYZE (or auto_explain) collects them */
+		if (IsParallelWorker() && state->css.ss.ps.instrument != NULL)
 			SrmWorkerStatsPublish(state->css.ss.ps.plan->plan_node_id, &state->stats);
 	}
 	if (state->tuplesort != NULL)
@@ -470,7 +471,9 @@ srm_exec(CustomScanState *node)
 /*
  * srm_end
  *		Release the sort and the child (core does not end a custom scan's
- *		lefttree).
+ *		lefttree).  The leader drops what its workers left that no EXPLAIN
+ *		took (auto_explain below its duration), so the mailbox does not
+ *		fill up.
  */
 static void
 srm_end(CustomScanState *node)
@@ -478,6 +481,8 @@ srm_end(CustomScanState *node)
 	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	end_sort(state);
+	if (!IsParallelWorker())
+		SrmWorkerStatsClear(node->ss.ps.plan->plan_node_id);
 	if (state->result)
 		ExecClearTuple(state->result);
 	ExecEndNode(outerPlanState(node));

@@ -60,6 +60,10 @@ my ($rc, $srm, $err) = $node->psql('postgres', "$set $q");
 is($rc, 0, 'the split ORDER BY succeeds') or diag($err);
 ok($srm eq $native, 'with PostgreSQL\'s rows (30000)');
 
+# runs nobody explains leave nothing behind for a later EXPLAIN ANALYZE
+$node->safe_psql('postgres', "$set $q") for 1 .. 3;
+worker_lines('after runs without EXPLAIN');
+
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up');
 my $log = slurp_file($node->logfile);
 unlike($log, qr/terminated by signal|was terminated|PANIC|server process .* exited/,
