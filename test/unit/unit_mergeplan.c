@@ -2,7 +2,7 @@
  *
  * unit_mergeplan.c
  *	  srmsort_unit_mergeplan(): unit tests of the merge planner
- *	  (src/mergeplan.c).
+ *	  (src/merge/mergeplan.c).
  *
  * The planner's tables -- disks, block size, merge orders, passes and
  * buffers as functions of budget, disks, block size and runs -- from the
@@ -25,10 +25,10 @@
 #include <limits.h>
 #include <math.h>
 
-#include "disks.h"
-#include "mergeplan.h"
-#include "srmsort.h"
-#include "tape.h"
+#include "base/settings.h"
+#include "io/disks.h"
+#include "merge/mergeplan.h"
+#include "runs/tape.h"
 #include "unit.h"
 
 PG_FUNCTION_INFO_V1(srmsort_unit_mergeplan);
