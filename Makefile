@@ -46,6 +46,8 @@ OBJS = \
 	src/builds/citus.o \
 	src/builds/cluster.o \
 	src/builds/clusterscan.o \
+	src/builds/gistbuild.o \
+	src/builds/gistload.o \
 	src/builds/pbuild.o \
 	src/builds/pcluster.o \
 	src/builds/utility.o \
@@ -55,7 +57,8 @@ OBJS = \
 OBJS += $(EXTRA_OBJS)
 
 EXTENSION = srmsort
-DATA = srmsort--1.0.sql
+# every SQL version's script and every update script (srmsort--A--B.sql)
+DATA = $(notdir $(wildcard $(srcdir)/srmsort--*.sql))
 PGFILEDESC = "srmsort - parallel-disk SRM mergesort for PostgreSQL"
 
 PG_CONFIG ?= pg_config
@@ -64,12 +67,22 @@ PG_CONFIG ?= pg_config
 ifeq ($(shell command -v $(PG_CONFIG) 2>/dev/null),)
 $(error $(PG_CONFIG) not found: install your server's development package (Debian: postgresql-server-dev-NN) or set PG_CONFIG=/path/to/pg_config)
 endif
+# (only for goals that compile: "make installcheck" against an installed
+# package, as its autopkgtest runs it, and "make dist" need neither)
+SRM_NOBUILD_GOALS = installcheck prove_installcheck dist clean distclean
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(SRM_NOBUILD_GOALS),$(MAKECMDGOALS)),)
+SRM_NOBUILD = yes
+endif
+endif
+ifndef SRM_NOBUILD
 PG_INCLUDEDIR_SERVER := $(shell $(PG_CONFIG) --includedir-server)
 ifeq ($(wildcard $(PG_INCLUDEDIR_SERVER)/postgres.h),)
 $(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install the Debian package postgresql-server-dev-$(shell $(PG_CONFIG) --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'))
 endif
 ifeq ($(shell printf '\043include <liburing.h>\nint main(void){return 0;}\n' | $(CC) -x c -E - >/dev/null 2>&1 && echo ok),)
 $(error liburing.h not found: install the Debian package liburing-dev)
+endif
 endif
 
 SHLIB_LINK += -luring
@@ -101,9 +114,15 @@ include $(PGXS)
 PG_CPPFLAGS += $(ICU_CFLAGS)
 SHLIB_LINK += $(ICU_LIBS)
 
+# Out-of-tree builds (pg_buildext builds each major in build-<major> with
+# VPATH pointing here): the objects' directories are made up front.
+ifdef VPATH
+$(shell mkdir -p $(sort $(dir $(OBJS))))
+endif
+
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.
-$(OBJS): $(wildcard src/*/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/*/*.h $(srcdir)/src/*.h)
 
 # The TAP tests (test/t/*.pl): "make prove_installcheck" after "make
 # install" runs them against the installed server's binaries (they start
@@ -123,3 +142,18 @@ prove_installcheck:
 .PHONY: unitcheck
 unitcheck:
 	$(MAKE) -C test/unit PG_CONFIG=$(PG_CONFIG) all install installcheck
+
+# The PGXN distribution: "make dist" writes srmsort-<version>.zip, the
+# tracked files at the tag v<version> (git archive), <version> being
+# META.json's; DIST_REF=<commit> names another commit (a release candidate).
+DIST_VERSION := $(shell sed -n 's/^   "version": "\([^"]*\)".*/\1/p' $(srcdir)/META.json)
+DIST_REF ?= v$(DIST_VERSION)
+
+.PHONY: dist
+dist:
+	@git -C $(srcdir) rev-parse -q --verify '$(DIST_REF)^{commit}' >/dev/null || \
+		{ echo "make dist: no tag $(DIST_REF) (git tag v$(DIST_VERSION), or make dist DIST_REF=HEAD)" >&2; exit 1; }
+	@test "$$(git -C $(srcdir) show '$(DIST_REF):META.json' | sed -n 's/^   "version": "\([^"]*\)".*/\1/p')" = '$(DIST_VERSION)' || \
+		{ echo "make dist: META.json at $(DIST_REF) does not say version $(DIST_VERSION)" >&2; exit 1; }
+	git -C $(srcdir) archive --format=zip --prefix=srmsort-$(DIST_VERSION)/ \
+		-o $(CURDIR)/srmsort-$(DIST_VERSION).zip '$(DIST_REF)'

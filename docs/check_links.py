@@ -2,7 +2,9 @@
 """Check the links between the repository's Markdown files: every relative
 link's file exists and every #anchor names a heading of its target (GitHub's
 rule: lower case, punctuation dropped, spaces to hyphens, -1, -2 for
-repeats).  Prints the broken ones; exit status 1 if any."""
+repeats).  With no arguments, every *.md file of the repository.  Prints
+the broken ones and a last line "links: ok" or "links: N broken"; exit
+status 1 if any."""
 import os, re, sys
 
 def anchors(path):
@@ -45,7 +47,16 @@ def main(files):
                 if anchor not in cache[dest]:
                     print('%s: %s: no such heading' % (f, target))
                     bad += 1
+    print('links: ok' if not bad else 'links: %d broken' % bad)
     return 1 if bad else 0
 
+def every_md():
+    top = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+    out = []
+    for d, dirs, names in os.walk(top):
+        dirs[:] = sorted(x for x in dirs if not x.startswith('.'))
+        out += [os.path.relpath(os.path.join(d, n)) for n in sorted(names) if n.endswith('.md')]
+    return out
+
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:] or every_md()))

@@ -158,25 +158,26 @@ LANGUAGE sql AS $fn$
            WHERE (m1.level, m1.allequalimage) IS DISTINCT FROM (m2.level, m2.allequalimage))
 $fn$;
 
--- hashes of the rows (in order) of index scans
-CREATE OR REPLACE FUNCTION srm_index_answers(queries text[]) RETURNS text[]
+-- hashes of the rows (in order) of index scans, or (seqscan) of
+-- sequential scans
+CREATE OR REPLACE FUNCTION srm_index_answers(queries text[], seqscan boolean DEFAULT false)
+RETURNS text[]
 LANGUAGE plpgsql AS $fn$
 DECLARE
     q text;
     h text;
     out text[] := '{}';
+    off text[] := CASE WHEN seqscan
+                       THEN '{enable_indexscan, enable_indexonlyscan, enable_bitmapscan}'
+                       ELSE '{enable_seqscan, enable_bitmapscan, enable_sort}' END;
 BEGIN
-    PERFORM set_config('enable_seqscan', 'off', true);
-    PERFORM set_config('enable_bitmapscan', 'off', true);
-    PERFORM set_config('enable_sort', 'off', true);
+    FOR j IN 1 .. 3 LOOP PERFORM set_config(off[j], 'off', true); END LOOP;
     FOREACH q IN ARRAY queries LOOP
         EXECUTE format('SELECT count(*) || '':'' || md5(string_agg(t::text, E''\n'')) FROM (%s) t', q)
            INTO h;
         out := out || h;
     END LOOP;
-    PERFORM set_config('enable_seqscan', 'on', true);
-    PERFORM set_config('enable_bitmapscan', 'on', true);
-    PERFORM set_config('enable_sort', 'on', true);
+    FOR j IN 1 .. 3 LOOP PERFORM set_config(off[j], 'on', true); END LOOP;
     RETURN out;
 END
 $fn$;

@@ -1,5 +1,5 @@
 --
--- One ORDER BY on every core (src/psort.c): a sort of a whole table that
+-- One ORDER BY on every core (src/query/psort.c): a sort of a whole table that
 -- PostgreSQL would scan in parallel, but sorts in one process, forms its
 -- runs in the workers and the leader, and the leader merges them once.
 -- Differential: every query also runs through PostgreSQL's own sort.
@@ -58,6 +58,31 @@ SET srmsort.enabled = off;
 CREATE TEMP TABLE q_off AS EXECUTE q;
 RESET srmsort.enabled;
 SELECT (SELECT array_agg(k ORDER BY k, id) FROM q_on) = (SELECT array_agg(k ORDER BY k, id) FROM q_off) AS same_cached;
+DEALLOCATE q;
+
+-- srmsort.merge_strategy = dsm, the paper's baseline: one process, as the
+-- parallel builds under dsm
+SET srmsort.merge_strategy = dsm;
+EXPLAIN (COSTS OFF) SELECT * FROM ps ORDER BY k;
+SELECT same, nrows, method FROM srm_diff('SELECT * FROM ps ORDER BY k, id', 'k', 'id');
+RESET srmsort.merge_strategy;
+-- a cached split plan meeting dsm: the workers pass their rows up, the
+-- merging node sorts them alone (the aggregate reads them in order)
+PREPARE q AS SELECT md5(string_agg(k || ':' || id, ',')) AS h, count(*)
+  FROM (SELECT k, id FROM ps ORDER BY k, id) s;
+EXPLAIN (COSTS OFF) EXECUTE q;
+SET srmsort.merge_strategy = dsm;
+SELECT j -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Sort Method' AS sort,
+       (j -> 0 -> 'Plan' -> 'Plans' -> 0 -> 'Plans' -> 0 ->> 'Actual Rows')::numeric::int AS gathered,
+       j -> 0 -> 'Plan' -> 'Plans' -> 0 -> 'Plans' -> 0 -> 'Plans' -> 0 ->> 'Sort Method' AS participants
+  FROM (SELECT srm_explain_json('EXECUTE q') AS j) e;
+CREATE TEMP TABLE q_dsm AS EXECUTE q;
+RESET srmsort.merge_strategy;
+SET srmsort.enabled = off;
+SELECT (SELECT h FROM q_dsm) = md5(string_agg(k || ':' || id, ',')) AS same_cached_dsm,
+       (SELECT count FROM q_dsm) AS nrows
+  FROM (SELECT k, id FROM ps ORDER BY k, id) s;
+RESET srmsort.enabled;
 DEALLOCATE q;
 
 -- where the sort stays in one process

@@ -9,6 +9,8 @@
  * pieces into the server; the design lives in the modules it registers
  * (src/README.md draws the floors; docs/design.md teaches the design).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/srmsort.c
  *
@@ -125,8 +127,9 @@ define_settings(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("srmsort.create_index",
-							 "Builds large btree indexes through srmsort.",
-							 "Applies to the btree builds of CREATE INDEX and REINDEX (also "
+							 "Builds large btree and sorted GiST indexes through srmsort.",
+							 "Applies to the btree builds (and the GiST builds PostgreSQL "
+							 "sorts, not CONCURRENTLY) of CREATE INDEX and REINDEX (also "
 							 "CONCURRENTLY; not REINDEX SYSTEM), ALTER TABLE, and the index "
 							 "rebuilds after CLUSTER, VACUUM FULL and REFRESH MATERIALIZED "
 							 "VIEW, on plain tables whose sort would reach "

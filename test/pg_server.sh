@@ -16,6 +16,9 @@
 #                                    major's Debian source package (its
 #                                    regression suite): print the tree
 #   test/pg_server.sh remake 19      throw the root away and make it again
+#   test/pg_server.sh pkgroot 19     make the package-install root of the
+#                                    suite that carries 19 (15: bookworm)
+#                                    unless made, print its directory
 #
 # The roots (debootstrap --variant=minbase, then apt-get install):
 #   trixie   Debian 13: postgresql-17 and postgresql-server-dev-17
@@ -41,6 +44,13 @@
 # archive lists but does not serve (HTTP 404) is reported with its URL and
 # exit status 75 (EX_TEMPFAIL): the environment, not the project, failed.
 #
+# "pkgroot": a root of its own per suite for installing srmsort's
+# packages (test/packages.sh): debootstrap --variant=minbase, the apt
+# sources and their lists, and nothing else (no server, no compiler, no
+# make), in <cache>/pkgroots/<suite> with a stamp of its own, so that the
+# test roots' recipe stays as it is.  test/packages.sh installs into a
+# throwaway overlay of it; the root itself stays as made.
+#
 # "source": Debian's source packages postgresql-<major> from the suite that
 # carries that major (bookworm: 15, sid: 18), fetched with apt-get through
 # a private configuration, extracted under <cache>/src/<major>.  17's and
@@ -65,7 +75,7 @@ say() { printf 'pg_server: %s\n' "$*" >&2; }
 die() { printf 'pg_server: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -82,6 +92,11 @@ suite_of() {
 # The apt sources of a root, one line each.
 root_sources() {
     case "$1" in
+        bookworm)
+            echo "deb $MIRROR bookworm main"
+            echo "deb $MIRROR bookworm-updates main"
+            echo "deb $MIRROR_SECURITY bookworm-security main"
+            ;;
         trixie)
             echo "deb $MIRROR trixie main"
             echo "deb $MIRROR trixie-updates main"
@@ -161,13 +176,10 @@ in_new_root() {
         mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$ROOTDIR/fs" "$@"
 }
 
-make_root() {
-    local t0=$SECONDS fs=$ROOTDIR/fs
-    need_root_user
-    rm -f "$ROOTDIR/stamp"
-    rm -rf "$fs"
-    mkdir -p "$ROOTDIR"
-    : >"$LOG"
+# debootstrap minbase of a suite into $2, its apt sources and lists,
+# daemons kept from starting by policy-rc.d ($3: words for the log)
+bootstrap() {
+    local suite=$1 fs=$2 what=$3
     if ! command -v debootstrap >/dev/null; then
         step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap ||
             true
@@ -176,15 +188,25 @@ make_root() {
             step "installing debootstrap" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
         }
     fi
-    step "debootstrap --variant=minbase $SUITE ($MIRROR)" \
-        debootstrap --variant=minbase --keyring="$KEYRING" "$SUITE" "$fs" "$MIRROR"
-    root_sources "$SUITE" >"$fs/etc/apt/sources.list"
+    step "debootstrap --variant=minbase $suite ($MIRROR$what)" \
+        debootstrap --variant=minbase --keyring="$KEYRING" "$suite" "$fs" "$MIRROR"
+    root_sources "$suite" >"$fs/etc/apt/sources.list"
     printf '#!/bin/sh\nexit 101\n' >"$fs/usr/sbin/policy-rc.d"
     chmod 755 "$fs/usr/sbin/policy-rc.d"
     # Release files here can be older than their Valid-Until (experimental)
     echo 'Acquire::Check-Valid-Until "false";' >"$fs/etc/apt/apt.conf.d/99srmsort"
     cp /etc/resolv.conf "$fs/etc/resolv.conf" 2>/dev/null || true
-    step "apt-get update ($SUITE)" in_new_root apt-get -q update
+    step "apt-get update ($suite$what)" in_new_root apt-get -q update
+}
+
+make_root() {
+    local t0=$SECONDS fs=$ROOTDIR/fs
+    need_root_user
+    rm -f "$ROOTDIR/stamp"
+    rm -rf "$fs"
+    mkdir -p "$ROOTDIR"
+    : >"$LOG"
+    bootstrap "$SUITE" "$fs" ""
     # shellcheck disable=SC2046
     step "apt-get install (PostgreSQL $(root_servers "$SUITE" | grep -oE 'postgresql-[0-9]+' | sort -u |
         sed 's/postgresql-//' | tr '\n' ' ')and the tools)" \
@@ -261,6 +283,35 @@ cmd_pg_config() {
     else
         echo "$pgc"
     fi
+}
+
+# ---- pkgroot: a bare root to install srmsort's packages into ----
+
+pkgroot_recipe() {
+    printf 'pkgroot 1\n%s\n' "$(root_sources "$1")"
+}
+
+cmd_pkgroot() {
+    local suite=${SUITE:-bookworm} dir fs t0=$SECONDS
+    dir=$CACHE/pkgroots/$suite
+    fs=$dir/fs
+    if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$(pkgroot_recipe "$suite")" ]; then
+        need_root_user
+        lock "$dir"
+        if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$(pkgroot_recipe "$suite")" ]; then
+            ROOTDIR=$dir SUITE=$suite LOG=$dir/make.log
+            rm -f "$dir/stamp"
+            rm -rf "$fs"
+            mkdir -p "$dir"
+            : >"$LOG"
+            bootstrap "$suite" "$fs" ", package-install root"
+            in_new_root apt-get clean >>"$LOG" 2>&1 || true
+            pkgroot_recipe "$suite" >"$dir/stamp.new"
+            mv "$dir/stamp.new" "$dir/stamp"
+            say "package-install root $suite made in $((SECONDS - t0)) s: $fs"
+        fi
+    fi
+    echo "$fs"
 }
 
 # ---- source: an upstream tree from Debian's source package ----
@@ -350,7 +401,7 @@ PRINT=pg_config
 MAJOR=""
 while [ $# -gt 0 ]; do
     case "$1" in
-        root | run | source | remake) CMD=$1 ;;
+        root | run | source | remake | pkgroot) CMD=$1 ;;
         --bindir) PRINT=bindir ;;
         --pg-config) PRINT=pg_config ;;
         -h | --help) usage ;;
@@ -377,6 +428,7 @@ case "$CMD" in
     root) cmd_root ;;
     run) cmd_run "$@" ;;
     source) cmd_source ;;
+    pkgroot) cmd_pkgroot ;;
     remake)
         [ -n "$SUITE" ] || die "15 is this machine's own package: no root to make"
         need_root_user

@@ -10,12 +10,16 @@
 # non-root user with srmsort preloaded and four tablespaces srm_d0..srm_d3
 # in four temporary directories, runs every pg_regress test (sql/*.sql),
 # the unit tests of the pure parts (test/unit), every TAP test
-# (test/t/*.pl) and the Citus check (test/citus/
-# run_citus.sh), prints diffs and log tails on failure, removes the cluster
-# and ends with "N passed, N failed, N skipped".  The Citus check is skipped
-# only where no Citus release supports the server (19), or where there is
-# no Citus source and SRMSORT_REQUIRE_CITUS is unset.  Also runs as a
-# non-root user who has the packages (15 only: the roots take root).
+# (test/t/*.pl), the Citus check (test/citus/run_citus.sh), the house
+# rule of src/ (test/check_layers.sh), the links between the docs
+# (docs/check_links.py) and, before all of them, the Debian package
+# (test/packages.sh: built, installed alone into a bare root, the
+# regression suite against it), prints diffs and log tails on failure,
+# removes the cluster and ends with "N passed, N failed, N skipped".  The
+# Citus check is skipped only where no Citus release supports the server
+# (19), or where there is no Citus source and SRMSORT_REQUIRE_CITUS is
+# unset.  Also runs as a non-root user who has the packages (15 only: the
+# roots take root; the package test is then skipped).
 #
 # Options: --pg N           PostgreSQL major version: 15 (default; this
 #                           machine's Debian package), 17, 18 or 19
@@ -94,6 +98,20 @@ PostgreSQL $v: $p passed, $f failed, $sk skipped$note"
 fi
 export SRMSORT_PG=$PG
 
+# ---- the Debian package (test/packages.sh): built, installed into a bare
+# root, the regression suite against it; run from this machine before the
+# run enters a Debian root, its result carried in SRM_PKG_RESULT ----
+if [ -z "${SRMSORT_IN_ROOT:-}" ] && [ -z "${SRM_PKG_RESULT:-}" ] &&
+    { [ -z "$ONLY" ] || [[ package == *$ONLY* ]]; }; then
+    if [ "$(id -u)" -ne 0 ]; then
+        export SRM_PKG_RESULT="skip:the package test takes root"
+    elif "$(dirname "$0")/packages.sh" --pg "$PG" $([ -n "${SRMSORT_LONG:-}" ] || echo --quick); then
+        export SRM_PKG_RESULT=pass
+    else
+        export SRM_PKG_RESULT=fail
+    fi
+fi
+
 . "$(dirname "$0")/lib.sh"
 
 srm_packages
@@ -106,6 +124,31 @@ failed=0
 skipped=0
 failures=""
 skips=""
+case "${SRM_PKG_RESULT:-}" in
+    pass) passed=$((passed + 1)) ;;
+    fail) failed=$((failed + 1)); failures="$failures package" ;;
+    skip:*) skipped=$((skipped + 1)); skips="$skips package (${SRM_PKG_RESULT#skip:})" ;;
+esac
+
+# ---- the house rule of src/ (src/README.md), and the docs' links ----
+if [ -z "$ONLY" ] || [[ layers == *$ONLY* ]]; then
+    srm_log "layers: test/check_layers.sh"
+    if PG_CONFIG=$SRM_PG_CONFIG "$SRM_REPO/test/check_layers.sh" "$SRM_REPO"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures layers"
+    fi
+fi
+if [ -z "$ONLY" ] || [[ links == *$ONLY* ]]; then
+    srm_log "links: docs/check_links.py"
+    if python3 "$SRM_REPO/docs/check_links.py"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures links"
+    fi
+fi
 
 # ---- pg_regress: every sql/*.sql, in name order, one test each ----
 tests=""

@@ -4,6 +4,8 @@
  *	  The differences between the PostgreSQL versions srmsort builds for
  *	  (15, 16, 17, 18, 19), behind one name each.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/compat.h
  *
@@ -31,6 +33,20 @@
 #include "storage/procnumber.h"
 #else
 #include "storage/backendid.h"
+#endif
+
+/* 16: a relation's storage is named by its locator, no longer its node */
+#if PG_VERSION_NUM >= 160000
+#define SRM_REL_LOCATOR(rel)	(&(rel)->rd_locator)
+#else
+#define SRM_REL_LOCATOR(rel)	(&(rel)->rd_node)
+#endif
+
+/* 17: gistSplit's result type lost its misspelling */
+#if PG_VERSION_NUM >= 170000
+#define SrmGistSplitLayout	SplitPageLayout
+#else
+#define SrmGistSplitLayout	SplitedPageLayout
 #endif
 
 /* 17 added "or a stronger lock" */

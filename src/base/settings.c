@@ -11,6 +11,8 @@
  * the server gives it its default when registering it.  The README's
  * settings table says what each one means.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/settings.c
  *

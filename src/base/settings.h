@@ -9,6 +9,8 @@
  * hooks live with the code that understands their values.  Any floor may
  * read a setting; none but the hooks writes one.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/settings.h
  *

@@ -31,6 +31,8 @@
  * partition, and a line in the server log (once per backend) says so; the
  * views' functions raise an error.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/shmem.c
  *

@@ -3,6 +3,8 @@
  * shmem.h
  *	  Shared load accounting: disks, sort jobs, views.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/base/shmem.h
  *

@@ -13,6 +13,8 @@
  * statement's own transaction boundaries (CONCURRENTLY, REINDEX SCHEMA);
  * a statement nested in an armed one is not armed again.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/armed.c
  *

@@ -4,6 +4,8 @@
  *	  The armed statement: what the utility statement in progress lets
  *	  srmsort take, and the relations it has met so far.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/armed.h
  *

@@ -31,6 +31,8 @@
  *
  * All memory lives in the loader's context, a child of the caller's.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/btload.c
  *
@@ -39,8 +41,6 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
-#include "access/xloginsert.h"
-#include "access/xlogrecord.h"
 #include "miscadmin.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
@@ -51,15 +51,6 @@
 #include "builds/btload.h"
 #include "io/relwrite.h"
 #include "keys/record.h"
-
-#if PG_VERSION_NUM >= 160000
-#define SRM_INDEX_LOCATOR(rel)	(&(rel)->rd_locator)
-#else
-#define SRM_INDEX_LOCATOR(rel)	(&(rel)->rd_node)
-#endif
-
-/* finished pages logged in one WAL record (log_newpages' maximum) */
-#define SRM_BT_WAL_BATCH	XLR_MAX_BLOCK_ID
 
 /* fill limit of internal pages: free space to keep (nbtree's 70%) */
 #define SRM_INTERNAL_FREE	(BLCKSZ * (100 - BTREE_NONLEAF_FILLFACTOR) / 100)
@@ -88,9 +79,6 @@ struct SrmBtLoader
 	bool		need_sync;
 	BlockNumber alloced;		/* next block number to hand out */
 	SrmRelWriter *writer;
-	int			npending;		/* finished pages not yet logged */
-	BlockNumber pending_blknos[SRM_BT_WAL_BATCH];
-	Page		pending[SRM_BT_WAL_BATCH];
 	SrmBtLevel *leaf;			/* NULL until the first tuple */
 	BTDedupState dstate;		/* NULL unless deduplicating */
 	IndexTuple	dbase;			/* room for the pending list's base tuple */
@@ -330,32 +318,8 @@ finish_page(SrmBtLoader *ld, SrmBtLevel *lv)
 }
 
 /*
- * flush_pending
- *		WAL-log the pending pages in one record (if the index needs WAL),
- *		then checksum them and hand them to the writer.
- */
-static void
-flush_pending(SrmBtLoader *ld)
-{
-	int			i;
-
-	if (ld->npending == 0)
-		return;
-	if (ld->use_wal)
-		log_newpages(SRM_INDEX_LOCATOR(ld->index), MAIN_FORKNUM, ld->npending,
-					 ld->pending_blknos, ld->pending, true);
-	for (i = 0; i < ld->npending; i++)
-	{
-		SrmPageSetChecksum(ld->pending[i], ld->pending_blknos[i]);
-		SrmRelWriterPut(ld->writer, ld->pending_blknos[i], ld->pending[i]);
-		pfree(ld->pending[i]);
-	}
-	ld->npending = 0;
-}
-
-/*
  * write_page
- *		Queue a finished page for its WAL record and write (the loader
+ *		Queue a finished page for its WAL record and write (the writer
  *		frees it).  Blocks are written in the background (relwrite.c), as
  *		PostgreSQL's build writes them: zeros for blocks reserved for pages
  *		still open, overwritten when those pages are done.
@@ -363,10 +327,7 @@ flush_pending(SrmBtLoader *ld)
 static void
 write_page(SrmBtLoader *ld, Page page, BlockNumber blkno)
 {
-	ld->pending_blknos[ld->npending] = blkno;
-	ld->pending[ld->npending++] = page;
-	if (ld->npending == SRM_BT_WAL_BATCH)
-		flush_pending(ld);
+	SrmRelWriterPutLogged(ld->writer, blkno, page);
 }
 
 /*
@@ -528,7 +489,6 @@ SrmBtLoadFinish(SrmBtLoader *ld)
 	meta = palloc(BLCKSZ);
 	_bt_initmetapage(meta, root, rootlevel, ld->inskey->allequalimage);
 	write_page(ld, meta, BTREE_METAPAGE);
-	flush_pending(ld);
 	npages = SrmRelWriterEnd(ld->writer);
 	ld->writer = NULL;
 

@@ -3,6 +3,8 @@
  * btload.h
  *	  Bulk loading of a btree index from index tuples in sorted order.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/btload.h
  *

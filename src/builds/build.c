@@ -29,6 +29,8 @@
  * numbers (so the view shows the usual names), and the sort's facts go to
  * the server log at srmsort.trace = on (DEBUG1 otherwise).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/build.c
  *
@@ -63,8 +65,6 @@
 /* progress is published every this many loaded tuples */
 #define SRM_PROGRESS_EVERY	1024
 
-static bool build_worth_it(Relation heap, Relation index, IndexInfo *ii,
-						   double *est_rows, double *tuple_bytes);
 static int	compare_keys(Relation index, SortSupport keys, int nkeys,
 						 IndexTuple a, IndexTuple b, bool *hasnull);
 static void report_duplicate(Relation heap, Relation index, IndexTuple itup);
@@ -74,16 +74,16 @@ static void log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 					  instr_time start, SrmParallelBuild *pb);
 
 /*
- * build_worth_it
- *		Should srmsort build this index?  Estimates the sort's input from
+ * SrmBuildWorthIt
+ *		Should srmsort build this index (btree or GiST)?  Estimates the sort's input from
  *		the heap's real size in blocks (the table AM's estimate assumes ten
  *		pages of a table never vacuumed, also when it is empty) and the
  *		index columns' average widths; *est_rows is the table's estimated
  *		row count and *tuple_bytes the index tuples' estimated size.
  */
-static bool
-build_worth_it(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
-			   double *tuple_bytes)
+bool
+SrmBuildWorthIt(Relation heap, Relation index, IndexInfo *ii, double *est_rows,
+				double *tuple_bytes)
 {
 	double		threshold;
 	BlockNumber blocks;
@@ -280,13 +280,24 @@ log_build(Relation index, SrmBuildState *st, BlockNumber npages,
 		SrmSorterGetStats(st->live, &s);
 	else
 		SrmParallelMergeStats(pb, &s);
+	SrmBuildTrace(index, st->indtuples, npages, seconds, &s,
+				  pb != NULL ? SrmParallelDescribe(pb) : NULL);
+}
+
+/*
+ * SrmBuildTrace
+ *		The build's line for the server log (LOG under srmsort.trace,
+ *		DEBUG1 otherwise): what was built, and the sort's facts.
+ */
+void
+SrmBuildTrace(Relation index, double tuples, BlockNumber npages,
+			  double seconds, const SrmSortStats *s, const char *more)
+{
 	ereport(srmsort_trace ? LOG : DEBUG1,
 			(errmsg("srmsort: built index \"%s\": %.0f tuples, %u pages, %.3f s",
-					RelationGetRelationName(index), st->indtuples, npages,
-					seconds),
-			 pb == NULL ? errdetail_internal("%s.", SrmSortStatsText(&s)) :
-			 errdetail_internal("%s; %s.", SrmSortStatsText(&s),
-								SrmParallelDescribe(pb))));
+					RelationGetRelationName(index), tuples, npages, seconds),
+			 more == NULL ? errdetail_internal("%s.", SrmSortStatsText(s)) :
+			 errdetail_internal("%s; %s.", SrmSortStatsText(s), more)));
 }
 
 /*
@@ -308,7 +319,7 @@ SrmBtBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	/* claimed first, so that the swap is never redone for this index */
 	if (!SrmBuildClaim(RelationGetRelid(index)) ||
-		!build_worth_it(heap, index, ii, &est_rows, &tuple_bytes))
+		!SrmBuildWorthIt(heap, index, ii, &est_rows, &tuple_bytes))
 		return btbuild(heap, index, ii);
 
 	if (RelationGetNumberOfBlocks(index) != 0)

@@ -9,6 +9,8 @@
  * take them from here, so that neither needs the other's functions: the
  * callback is static inline, and each takes its address for its own scan.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/buildscan.h
  *

@@ -22,6 +22,8 @@
  * (the catalog's name, negatively cached); the catalog is read only when
  * it exists and the citus extension is installed.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/citus.c
  *

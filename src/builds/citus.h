@@ -3,6 +3,8 @@
  * citus.h
  *	  Which index statements belong to Citus.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/citus.h
  *

@@ -49,6 +49,8 @@
  * could see is heap_getnext's check that a table's routine is heapam's,
  * which nothing calls on the table in that interval.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/cluster.c
  *

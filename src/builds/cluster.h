@@ -3,6 +3,8 @@
  * cluster.h
  *	  CLUSTER's heap sort through srmsort.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/cluster.h
  *

@@ -18,6 +18,8 @@
  * and the call only looks and finds nothing; the leader makes it for its
  * own share all the same, as heapam would.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/clusterscan.c
  *

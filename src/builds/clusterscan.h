@@ -3,6 +3,8 @@
  * clusterscan.h
  *	  CLUSTER's scan into srmsort: one participant's part.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/clusterscan.h
  *

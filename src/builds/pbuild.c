@@ -31,6 +31,8 @@
  * and search_path in the workers, so expressions and predicates run there
  * as in the leader (under the table owner, security-restricted).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/pbuild.c
  *

@@ -4,6 +4,8 @@
  *	  Parallel btree builds through srmsort: participants form runs, worker
  *	  0 merges them all while the leader loads the btree.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/pbuild.h
  *

@@ -33,6 +33,8 @@
  * the leader's lock group, so the table's AccessExclusiveLock does not
  * stop them.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/pcluster.c
  *

@@ -3,6 +3,8 @@
  * pcluster.h
  *	  CLUSTER's heap sort with parallel workers.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/pcluster.h
  *

@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * utility.c
- *	  Arms the utility statements whose btree builds (and CLUSTER's heap
- *	  sort) srmsort takes, and swaps srmsort in for the one call.
+ *	  Arms the utility statements whose btree and GiST builds (and
+ *	  CLUSTER's heap sort) srmsort takes, and swaps srmsort in for the one
+ *	  call.
  *
- * PostgreSQL's btree build cannot be hooked: btbuild is reached only
+ * PostgreSQL's index builds cannot be hooked: btbuild (gistbuild) is reached only
  * through the relcache entry's rd_indam->ambuild, which exists only once
  * the index does; CLUSTER's sort is reached only through the table's
  * rd_tableam->relation_copy_for_cluster.  So every statement runs exactly
@@ -49,6 +50,8 @@
  *	PostgreSQL asks the planner only when max_parallel_maintenance_workers
  *	is above 0 (its default is 2): with 0, concurrent builds stay
  *	PostgreSQL's, as there is no other point where the entry is open.
+ *	It asks only for access methods that build in parallel (btree; not
+ *	GiST), so concurrent GiST builds stay PostgreSQL's too.
  *
  *	CLUSTER's heap sort: copy_table_data asks the planner whether to sort
  *	(plan_cluster_use_sort: get_relation_info_hook on the table, which
@@ -60,7 +63,8 @@
  *
  * The relcache callback never does catalog access for an entry that is
  * not open.  SrmBtBuild builds only indexes swapped in the statement in
- * progress and hands any other to btbuild, which makes a swapped pointer
+ * progress and hands any other to btbuild (SrmGistBuild likewise to
+ * gistbuild, and every GiST build PostgreSQL would not sort), which makes a swapped pointer
  * that outlives the statement harmless; cluster.c likewise.  Everything
  * srmsort does not take is left alone: other access methods, REINDEX
  * SYSTEM, REPACK (CONCURRENTLY), the indexes of CREATE TABLE (on an empty
@@ -68,6 +72,8 @@
  * own statement, which srmsort builds on the shard's node).  SrmBtBuild
  * itself hands catalogs, TOAST tables and builds below
  * srmsort.min_input_size back to btbuild.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  src/builds/utility.c
@@ -103,6 +109,7 @@
 #include "builds/build.h"
 #include "builds/citus.h"
 #include "builds/cluster.h"
+#include "builds/gistbuild.h"
 #include "builds/utility.h"
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
@@ -238,8 +245,10 @@ statement_kinds(Node *parsetree)
 			{
 				IndexStmt  *stmt = (IndexStmt *) parsetree;
 
+				/* the access methods srmsort builds (gist: sorted builds) */
 				if (stmt->accessMethod == NULL ||
-					strcmp(stmt->accessMethod, "btree") != 0 ||
+					(strcmp(stmt->accessMethod, "btree") != 0 &&
+					 strcmp(stmt->accessMethod, "gist") != 0) ||
 					SrmCitusOwnsStatement(parsetree))
 					return 0;
 				/* CONCURRENTLY on a temporary table builds in place */
@@ -345,26 +354,33 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 /*
  * swap_ambuild
- *		Make SrmBtBuild the ambuild of an open btree index's relcache entry.
+ *		Make srmsort's build the ambuild of an open btree (SrmBtBuild) or
+ *		GiST (SrmGistBuild) index's relcache entry.
  */
 static void
 swap_ambuild(Relation index)
 {
 	IndexAmRoutine *routine;
+	ambuild_function build;
 
-	if (index->rd_rel->relkind != RELKIND_INDEX ||
-		index->rd_rel->relam != BTREE_AM_OID || index->rd_indam == NULL)
+	if (index->rd_rel->relkind != RELKIND_INDEX || index->rd_indam == NULL)
 		return;
-	if (index->rd_indam->ambuild != SrmBtBuild)
+	if (index->rd_rel->relam == BTREE_AM_OID)
+		build = SrmBtBuild;
+	else if (index->rd_rel->relam == GIST_AM_OID)
+		build = SrmGistBuild;
+	else
+		return;
+	if (index->rd_indam->ambuild != build)
 	{
 		/*
 		 * A copy of the routine in the entry's own memory: 19's entries
 		 * point at the access method's read-only routine, shared by every
-		 * btree index.
+		 * index of the access method.
 		 */
 		routine = MemoryContextAlloc(index->rd_indexcxt, sizeof(IndexAmRoutine));
 		memcpy(routine, index->rd_indam, sizeof(IndexAmRoutine));
-		routine->ambuild = SrmBtBuild;
+		routine->ambuild = build;
 		index->rd_indam = routine;
 	}
 	SrmArmedAdd(SRM_ARMED_SWAPPED, RelationGetRelid(index));
@@ -372,7 +388,8 @@ swap_ambuild(Relation index)
 
 /*
  * srm_relcache_callback
- *		Swap ambuild into an armed statement's btree index just before its
+ *		Swap ambuild into an armed statement's btree or GiST index just
+ *		before its
  *		build; see the file header for why the entry is open here.
  */
 static void

@@ -4,6 +4,8 @@
  *	  Arms the utility statements whose btree builds (and CLUSTER's heap
  *	  sort) srmsort takes.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/utility.h
  *

@@ -14,6 +14,8 @@
  * in place.  The key numbers below are this module's; each context's own
  * state has its own.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/pstream.c
  *

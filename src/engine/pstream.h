@@ -5,6 +5,8 @@
  *	  instrumentation, waiting for the participants, and the stream of
  *	  merged records from worker 0 to the leader.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/pstream.h
  *

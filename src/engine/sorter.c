@@ -48,6 +48,8 @@
  * Memory accounting: sortruns.c keeps the run list and the budget, and
  * says what counts against it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.c
  *
@@ -136,6 +138,24 @@ SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
 }
 
 /*
+ * begin_index
+ *		A sort of the index tuples of a btree index, or a GiST one.
+ */
+static SrmSorter *
+begin_index(Relation indexRel, bool gist, int workMemKB, double estRows,
+			int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, 0, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->est_rows = estRows;
+	s->keys = gist ? SrmKeysMakeGist(indexRel) : SrmKeysMakeIndex(indexRel);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/*
  * SrmSorterBeginIndex
  *		A sort of btree index tuples of indexRel; see sorter.h.
  */
@@ -143,14 +163,18 @@ SrmSorter *
 SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
 					double estRows, int flags)
 {
-	SrmSorter  *s = sorter_create(workMemKB, 0, flags);
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	return begin_index(indexRel, false, workMemKB, estRows, flags);
+}
 
-	s->est_rows = estRows;
-	s->keys = SrmKeysMakeIndex(indexRel);
-	SrmMemLoadInit(&s->load, s->keys, s->budget);
-	MemoryContextSwitchTo(old);
-	return s;
+/*
+ * SrmSorterBeginGist
+ *		A sort of GiST index tuples of indexRel; see sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginGist(Relation indexRel, int workMemKB, double estRows,
+				   int flags)
+{
+	return begin_index(indexRel, true, workMemKB, estRows, flags);
 }
 
 /*

@@ -25,6 +25,8 @@
  *						only); Perform again is an error
  *	 always:			GetStats, End
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sorter.h
  *
@@ -62,6 +64,15 @@ extern SrmSorter *SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys,
 extern SrmSorter *SrmSorterBeginIndex(Relation heapRel, Relation indexRel,
 									  int workMemKB, double estRows,
 									  int flags);
+
+/*
+ * Index flavour for GiST: index tuples of indexRel (their keys already
+ * compressed by the opclass) sorted as tuplesort_begin_index_gist sorts
+ * them: each key column by its opclass's sortsupport, NULLs last, then
+ * heap TID.  Read back with SrmSorterGetIndexTuple.
+ */
+extern SrmSorter *SrmSorterBeginGist(Relation indexRel, int workMemKB,
+									 double estRows, int flags);
 
 /*
  * Heap flavour in the order of btree index indexRel: tuples of tupdesc,

@@ -11,6 +11,8 @@
  * three files can sit on top of one another: sortruns.c below
  * sortmerge.c below sorter.c.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sorter_int.h
  *

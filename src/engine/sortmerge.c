@@ -14,6 +14,8 @@
  * states.  Each merge's memory is noted through sortruns.c, which keeps
  * the budget (SrmSorterNoteMem).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortmerge.c
  *

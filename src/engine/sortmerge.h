@@ -3,6 +3,8 @@
  * sortmerge.h
  *	  A sort's merges: its runs merged down to the final merge.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortmerge.h
  *

@@ -22,6 +22,8 @@
  * merge's tree of runs are not counted.  The merge planner sizes
  * everything from the same rules (mergeplan.h).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortruns.c
  *

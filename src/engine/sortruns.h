@@ -4,6 +4,8 @@
  *	  A sorter's handle and flags, and its runs and memory budget as the
  *	  engine's files keep them (sortruns.c).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortruns.h
  *

@@ -30,6 +30,8 @@
  * leaves the others empty (a NULL name, TL_NONE, log place 0).  Adding a
  * fact is adding a row.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortstats.c
  *

@@ -4,6 +4,8 @@
  *	  The facts of a sort (the sorter gathers them: SrmSorterGetStats), and
  *	  in words: EXPLAIN's properties in every format, the server log's line.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/engine/sortstats.h
  *

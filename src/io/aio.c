@@ -22,6 +22,8 @@
  * developer option srmsort.debug_fail_io_uring makes setup fail on
  * purpose; the fault tests use it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/aio.c
  *

@@ -16,6 +16,8 @@
  * when the ring cannot be set up (the backend then warns once and falls
  * back), requests are carried out by pread/pwrite at submit time.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/aio.h
  *

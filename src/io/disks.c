@@ -26,6 +26,8 @@
  * The workfiles themselves, and the disk sets of parallel sorts whose
  * participants share the disks, are workfile.c's.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/disks.c
  *

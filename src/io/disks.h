@@ -10,6 +10,8 @@
  * least loaded partition of them, and its workfiles (workfile.h) are made
  * there.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/disks.h
  *

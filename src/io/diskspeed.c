@@ -31,6 +31,8 @@
  * (SRM_LEARN_MIN_BYTES in SRM_LEARN_MIN_MS or more).  Buffered I/O says
  * more about the page cache than about the disk, and does not refresh.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/diskspeed.c
  *

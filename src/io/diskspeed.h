@@ -3,6 +3,8 @@
  * diskspeed.h
  *	  The workfile disks' bandwidth: measured once, then learned.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/diskspeed.h
  *

@@ -19,6 +19,8 @@
  * including when the sort's size is not known.  The measurements behind
  * the rule are bench/results/disk_bound_* (README, "Choosing disks").
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/iomode.c
  *

@@ -3,6 +3,8 @@
  * iomode.h
  *	  Buffered or direct workfiles: srmsort.direct_io = auto's choice.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/iomode.h
  *

@@ -32,6 +32,8 @@
  * robin; a list "tablespace:weight, ..." says what the administrator
  * knows (a tablespace not listed weighs 1).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/placement.c
  *

@@ -3,6 +3,8 @@
  * placement.h
  *	  Weighted striping: which disk holds block i of a run.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/placement.h
  *

@@ -24,6 +24,8 @@
  * context reset callback waits for writes in flight before their buffers
  * go.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/relwrite.c
  *
@@ -34,6 +36,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "access/xloginsert.h"
+#include "access/xlogrecord.h"
 #include "storage/fd.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
@@ -72,6 +76,11 @@ struct SrmRelWriter
 	int			top;			/* its blocks up to the last one filled */
 	uint32		filled;			/* its blocks filled, a bit each */
 	BlockNumber length;			/* the fork's length when all is written */
+	/* SrmRelWriterPutLogged's pages waiting for their WAL record */
+	Relation	rel;
+	int			npending;
+	BlockNumber pending_blknos[XLR_MAX_BLOCK_ID];
+	Page		pending[XLR_MAX_BLOCK_ID];
 };
 
 /*
@@ -101,6 +110,7 @@ SrmRelWriterBegin(Relation rel)
 	char	   *mem;
 	int			i;
 
+	w->rel = rel;
 	w->cxt = cxt;
 	w->set = SrmIoSetCreate();
 	w->set->relation_writes = true;
@@ -252,6 +262,43 @@ SrmRelWriterPut(SrmRelWriter *w, BlockNumber blkno, Page page)
 }
 
 /*
+ * flush_logged
+ *		WAL-log the pending pages in one record (if the relation needs WAL),
+ *		then checksum them and write them.
+ */
+static void
+flush_logged(SrmRelWriter *w)
+{
+	int			i;
+
+	if (w->npending == 0)
+		return;
+	if (RelationNeedsWAL(w->rel))
+		log_newpages(SRM_REL_LOCATOR(w->rel), MAIN_FORKNUM, w->npending,
+					 w->pending_blknos, w->pending, true);
+	for (i = 0; i < w->npending; i++)
+	{
+		SrmPageSetChecksum(w->pending[i], w->pending_blknos[i]);
+		SrmRelWriterPut(w, w->pending_blknos[i], w->pending[i]);
+		pfree(w->pending[i]);
+	}
+	w->npending = 0;
+}
+
+/*
+ * SrmRelWriterPutLogged
+ *		See relwrite.h.
+ */
+void
+SrmRelWriterPutLogged(SrmRelWriter *w, BlockNumber blkno, Page page)
+{
+	w->pending_blknos[w->npending] = blkno;
+	w->pending[w->npending++] = page;
+	if (w->npending == XLR_MAX_BLOCK_ID)
+		flush_logged(w);
+}
+
+/*
  * SrmRelWriterEnd
  *		See relwrite.h.
  */
@@ -261,6 +308,7 @@ SrmRelWriterEnd(SrmRelWriter *w)
 	BlockNumber length;
 	int			i;
 
+	flush_logged(w);
 	flush(w, w->top, w->base + SRM_RW_WINDOW);
 	for (i = 0; i < SRM_RW_NBUF; i++)
 		SrmIoWait(w->set, &w->bufs[i].io);

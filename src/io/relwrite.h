@@ -3,6 +3,8 @@
  * relwrite.h
  *	  Writing a new relation fork's blocks in the background (io_uring).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/relwrite.h
  *
@@ -27,7 +29,15 @@ extern SrmRelWriter *SrmRelWriterBegin(Relation rel);
 extern void SrmRelWriterPut(SrmRelWriter *w, BlockNumber blkno, Page page);
 
 /*
- * Write what is still buffered, wait until every write is done and close
+ * Write page (palloc'd; the writer frees it) to blkno as an index build
+ * writes its pages: when the relation needs WAL, logged as a full-page
+ * image, XLR_MAX_BLOCK_ID pages to a record (log_newpages, as PostgreSQL's
+ * bulk writer logs them), before it is checksummed and written.
+ */
+extern void SrmRelWriterPutLogged(SrmRelWriter *w, BlockNumber blkno, Page page);
+
+/*
+ * Write what is still buffered (and log what waits for its record), wait until every write is done and close
  * the files.  Returns the fork's length in blocks.  ERRORs as PostgreSQL's
  * storage manager would on a failed write.
  */

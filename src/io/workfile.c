@@ -25,6 +25,8 @@
  * resource owner deletes the files; the owner of the set only closes the
  * stable fds (SrmDiskSetClose(set, true)).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/workfile.c
  *

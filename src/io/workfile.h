@@ -10,6 +10,8 @@
  * second, stable kernel fd (accounted with AcquireExternalFD) is used for
  * the actual I/O, optionally with O_DIRECT.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/io/workfile.h
  *

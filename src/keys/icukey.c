@@ -88,6 +88,8 @@
  * the collation's OID and its UCollator (PostgreSQL's own cache of
  * collators, which this one follows, is never invalidated either).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/icukey.c
  *

@@ -4,6 +4,8 @@
  *	  Normalized keys of text under ICU collations: the leading primary
  *	  weights of ICU's sort key, from a table for ASCII characters.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/icukey.h
  *

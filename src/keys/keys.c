@@ -34,6 +34,8 @@
  *
  * All state lives in the memory context current at SrmKeysMake*.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/keys.c
  *
@@ -198,6 +200,26 @@ norm_kind(SrmKeys *keys, Oid typid, Oid coll, bool allow_icu,
 }
 
 /*
+ * setup_abbrev_norm
+ *		Abbreviated keys compared as unsigned integers (bpchar's, inet's,
+ *		macaddr's, ICU text's in encodings other than UTF-8, the z-order of
+ *		GiST's point_ops) are order-consistent prefixes: keep them, also in
+ *		the runs and merges, with ties decided in full.
+ */
+static void
+setup_abbrev_norm(SrmKeys *keys, bool nulls_first)
+{
+	if (keys->abbreviating &&
+		keys->sortKeys[0].comparator == ssup_datum_unsigned_cmp)
+	{
+		keys->norm = SRM_NORM_ABBREV;
+		keys->norm_exhaustive = false;
+		keys->norm_desc = keys->sortKeys[0].ssup_reverse;
+		keys->norm_nulls_first = nulls_first;
+	}
+}
+
+/*
  * setup_norm
  *		Decide whether the first key, of type typid sorted ascending (or
  *		descending) with collation coll by its type's default btree order,
@@ -212,20 +234,7 @@ setup_norm(SrmKeys *keys, Oid typid, bool desc, bool nulls_first, Oid coll)
 
 	if (kind == SRM_NORM_NONE)
 	{
-		/*
-		 * Abbreviated keys compared as unsigned integers (bpchar's, inet's,
-		 * macaddr's, ICU text's in encodings other than UTF-8) are
-		 * order-consistent prefixes: keep them, also in the runs and
-		 * merges, with ties decided in full.
-		 */
-		if (keys->abbreviating &&
-			keys->sortKeys[0].comparator == ssup_datum_unsigned_cmp)
-		{
-			keys->norm = SRM_NORM_ABBREV;
-			keys->norm_exhaustive = false;
-			keys->norm_desc = keys->sortKeys[0].ssup_reverse;
-			keys->norm_nulls_first = nulls_first;
-		}
+		setup_abbrev_norm(keys, nulls_first);
 		return;
 	}
 
@@ -466,6 +475,45 @@ SrmKeys *
 SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc)
 {
 	return make_index_keys(indexRel, SRM_KEYS_HEAP, tupdesc);
+}
+
+/*
+ * SrmKeysMakeGist
+ *		Sort keys for the index tuples of GiST index indexRel, as
+ *		tuplesort_begin_index_gist sets them up: every key column by its
+ *		opclass's sortsupport function (on the compressed key), in its
+ *		collation, NULLs last; then heap TID, as for btree.
+ */
+SrmKeys *
+SrmKeysMakeGist(Relation indexRel)
+{
+	SrmKeys    *keys = palloc0(sizeof(SrmKeys));
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(indexRel);
+	int			i;
+
+	keys->kind = SRM_KEYS_INDEX;
+	keys->nkeys = nkeys;
+	keys->tupdesc = RelationGetDescr(indexRel);
+	keys->sortKeys = palloc0(nkeys * sizeof(SortSupportData));
+	keys->abbrevNext = 10;
+
+	for (i = 0; i <= nkeys; i++)
+	{
+		/* the last round is key0: the first column, never abbreviated */
+		SortSupport ssup = i < nkeys ? keys->sortKeys + i : &keys->key0;
+		int			col = i < nkeys ? i : 0;
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = indexRel->rd_indcollation[col];
+		ssup->ssup_nulls_first = false;
+		ssup->ssup_attno = col + 1;
+		ssup->abbreviate = (i == 0);
+		PrepareSortSupportFromGistIndexRel(indexRel, ssup);
+	}
+	keys->abbreviating = (keys->sortKeys[0].abbrev_converter != NULL);
+	/* no typed normalization: the opclass's order is no btree order */
+	setup_abbrev_norm(keys, false);
+	return keys;
 }
 
 /*

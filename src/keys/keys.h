@@ -3,6 +3,8 @@
  * keys.h
  *	  Sort keys of a sort and the comparison of tuples through SortSupport.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/keys.h
  *
@@ -112,6 +114,9 @@ extern SrmKeys *SrmKeysMakeHeap(TupleDesc tupdesc, int nkeys,
 								Oid *sortCollations, bool *nullsFirstFlags);
 extern SrmKeys *SrmKeysMakeIndex(Relation indexRel);
 extern SrmKeys *SrmKeysMakeIndexOrder(Relation indexRel, TupleDesc tupdesc);
+
+/* GiST index tuples of indexRel: opclass sortsupport on its keys, then TID. */
+extern SrmKeys *SrmKeysMakeGist(Relation indexRel);
 
 /* One btree index key column's SortSupport, from its scan key. */
 extern void SrmKeysPrepareIndexKey(Relation indexRel, ScanKey scanKey,

@@ -8,6 +8,8 @@
  * the normalized key does not decide the order by itself, each group of
  * equal keys is then sorted with the full comparison (SrmRadixFixTies).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/radix.c
  *

@@ -7,6 +7,8 @@
  * nothing else, without a comparator.  Tuples whose normalized keys tie may
  * need the full comparison; SrmRadixFixTies applies it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/radix.h
  *

@@ -37,6 +37,8 @@
  * break a tie, for the caller of a final merge or scan, for a forecast key.
  * Intermediate merges copy records from block to block as bytes.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/record.c
  *

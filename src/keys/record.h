@@ -3,6 +3,8 @@
  * record.h
  *	  The compact record format of runs: a tuple as stored in a block.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/keys/record.h
  *
@@ -121,22 +123,44 @@ SrmRecSize(const char *p)
 /*
  * SrmRecCopy
  *		memcpy for the few dozen bytes of a narrow row: word moves rather
- *		than a call.
+ *		than a call, and no loop: 8 to 32 bytes are two or four words, the
+ *		last ones overlapping the first (dst and src never overlap).
  */
 static inline void
 SrmRecCopy(char *dst, const char *src, Size n)
 {
-	Size		i = 0;
+	uint64		a,
+				b,
+				c,
+				d;
 
 	if (n > 4 * sizeof(uint64))
-	{
 		memcpy(dst, src, n);
-		return;
+	else if (n > 2 * sizeof(uint64))
+	{
+		memcpy(&a, src, sizeof(uint64));
+		memcpy(&b, src + sizeof(uint64), sizeof(uint64));
+		memcpy(&c, src + n - 2 * sizeof(uint64), sizeof(uint64));
+		memcpy(&d, src + n - sizeof(uint64), sizeof(uint64));
+		memcpy(dst, &a, sizeof(uint64));
+		memcpy(dst + sizeof(uint64), &b, sizeof(uint64));
+		memcpy(dst + n - 2 * sizeof(uint64), &c, sizeof(uint64));
+		memcpy(dst + n - sizeof(uint64), &d, sizeof(uint64));
 	}
-	for (; i + sizeof(uint64) <= n; i += sizeof(uint64))
-		memcpy(dst + i, src + i, sizeof(uint64));
-	for (; i < n; i++)
-		dst[i] = src[i];
+	else if (n >= sizeof(uint64))
+	{
+		memcpy(&a, src, sizeof(uint64));
+		memcpy(&b, src + n - sizeof(uint64), sizeof(uint64));
+		memcpy(dst, &a, sizeof(uint64));
+		memcpy(dst + n - sizeof(uint64), &b, sizeof(uint64));
+	}
+	else
+	{
+		Size		i;
+
+		for (i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
 }
 
 /* heap bodies begin with t_infomask2, t_infomask and t_hoff */

@@ -10,6 +10,8 @@
  * superblock is a period of the stripe: L blocks, n_d of them on disk d.  merge.c asks for each run's next block
  * (SrmDsmBlock) where an SRM merge would consult its forecasts.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/dsmread.c
  *

@@ -3,6 +3,8 @@
  * dsmread.h
  *	  Reading a merge's runs the DSM way (the disk-striped baseline).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/dsmread.h
  *

@@ -15,6 +15,8 @@
  * one.  That only costs an on-demand read (a stall) in the merge: forecasts
  * decide what to read, never what to output.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/forecast.c
  *

@@ -3,6 +3,8 @@
  * forecast.h
  *	  The forecasting heap: participation order of the blocks of a merge.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/forecast.h
  *

@@ -56,6 +56,8 @@
  * writes) as soon as it is in memory for good; its buffer is recycled only
  * at the next call, because the record returned last may lie in it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/merge.c
  *
@@ -97,9 +99,11 @@ typedef struct SrmPlaceholder
 typedef struct SrmLoser
 {
 	uint64		key;			/* the input's normalized first key */
-	int32		rank;			/* NULL rank, or SRM_RANK_DONE */
-	int32		idx;			/* the input */
+	uint64		ri;				/* NULL rank (or SRM_RANK_DONE) << 32 | input */
 } SrmLoser;
+
+#define LOSER_RANK(l)	((uint32) ((l)->ri >> 32))
+#define LOSER_IDX(l)	((int) (uint32) (l)->ri)
 
 typedef struct SrmInput
 {
@@ -624,34 +628,39 @@ materialize(SrmMerge *m, int r)
 static pg_attribute_always_inline void
 loser_leaf(SrmMerge *m, int r, SrmLoser *l, bool normalized)
 {
+	uint32		rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
+
 	l->key = normalized ? (uint64) m->cur[r].datum1 : 0;
-	l->rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
-	l->idx = r;
+	l->ri = ((uint64) rank << 32) | (uint32) r;
 }
 
 static inline bool
 loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
 {
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
+	int			ai = LOSER_IDX(a),
+				bi = LOSER_IDX(b);
+
+	if (LOSER_RANK(a) != LOSER_RANK(b))
+		return LOSER_RANK(a) < LOSER_RANK(b);
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (a->rank != SRM_RANK_DONE && m->ties && SrmKeysTieAt(m->keys, a->key))
+	if (LOSER_RANK(a) != SRM_RANK_DONE && m->ties &&
+		SrmKeysTieAt(m->keys, a->key))
 	{
 		int			cmp;
 
 		if (m->normalized)
 		{
-			materialize(m, a->idx);
-			materialize(m, b->idx);
-			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+			materialize(m, ai);
+			materialize(m, bi);
+			cmp = SrmCompareTiebreak(&m->cur[ai], &m->cur[bi], m->keys);
 		}
 		else
-			cmp = SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+			cmp = SrmCompareFull(&m->cur[ai], &m->cur[bi], m->keys);
 		if (cmp != 0)
 			return cmp < 0;
 	}
-	return a->idx < b->idx;
+	return ai < bi;
 }
 
 /*
@@ -703,31 +712,34 @@ loser_replay(SrmMerge *m, int r, bool normalized)
 	{
 		SrmLoser   *n = &tree[node];
 		uint64		nkey = n->key;
-		uint32		nrank = (uint32) n->rank;
-		uint32		nidx = (uint32) n->idx;
+		uint64		nri = n->ri;
 		uint64		nb;
+		uint64		mask;
 		uint64		dk;
-		uint32		dr,
-					di;
+		uint64		dri;
 
 		/*
 		 * The outcome of a match on random keys is a coin toss, so a branch
 		 * on it mispredicts half the time: decide it by arithmetic and swap
-		 * by masks; only equal keys take a branch.
+		 * by masks; only equal keys take a branch.  (rank, key) compares as
+		 * one 128-bit number, and rank and input move as one word.
 		 */
-		nb = (uint64) (nrank < (uint32) w.rank) |
-			((uint64) (nrank == (uint32) w.rank) & (uint64) (nkey < w.key));
-		if (unlikely(nkey == w.key && nrank == (uint32) w.rank))
+#ifdef HAVE_INT128
+		nb = (((uint128) (nri >> 32) << 64) | nkey) <
+			(((uint128) (w.ri >> 32) << 64) | w.key);
+#else
+		nb = (uint64) ((nri >> 32) < (w.ri >> 32)) |
+			((uint64) ((nri >> 32) == (w.ri >> 32)) & (uint64) (nkey < w.key));
+#endif
+		if (unlikely(((nkey ^ w.key) | ((nri ^ w.ri) >> 32)) == 0))
 			nb = loser_beats(m, n, &w);
-		dk = (nkey ^ w.key) & -nb;
-		dr = (nrank ^ (uint32) w.rank) & -(uint32) nb;
-		di = (nidx ^ (uint32) w.idx) & -(uint32) nb;
+		mask = -nb;
+		dk = (nkey ^ w.key) & mask;
+		dri = (nri ^ w.ri) & mask;
 		n->key = nkey ^ dk;
-		n->rank = (int32) (nrank ^ dr);
-		n->idx = (int32) (nidx ^ di);
+		n->ri = nri ^ dri;
 		w.key ^= dk;
-		w.rank = (int32) ((uint32) w.rank ^ dr);
-		w.idx = (int32) ((uint32) w.idx ^ di);
+		w.ri ^= dri;
 		node /= 2;
 	}
 	tree[0] = w;
@@ -947,7 +959,7 @@ merge_winner(SrmMerge *m, int *winner)
 	if (m->nlive == 0)
 		return false;
 
-	r = m->tree[0].idx;
+	r = LOSER_IDX(&m->tree[0]);
 	if (m->inputs[r].big_in_heap != NULL &&
 		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
 	{

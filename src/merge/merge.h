@@ -3,6 +3,8 @@
  * merge.h
  *	  One merge of R striped runs: SRM (forecast and flush) or DSM.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/merge.h
  *

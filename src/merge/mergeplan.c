@@ -13,6 +13,8 @@
  * settings and sizes it needs as SrmPlanLimits): it reads no sort's state
  * and no setting, and changes nothing.  sortmerge.c runs the merges it plans.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/mergeplan.c
  *

@@ -4,6 +4,8 @@
  *	  Merge planning: arithmetic on a sort's budget, disks, block size and
  *	  runs.  It decides; sortmerge.c and sorter.c act.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/merge/mergeplan.h
  *

@@ -17,6 +17,8 @@
  * that parents deform them -- a custom scan's result is otherwise assumed
  * to be a virtual slot.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/node.c
  *
@@ -204,7 +206,8 @@ end_sort(SrmSortScanState *state)
 		SrmSorterGetStats(state->sorter, &state->stats);
 		SrmSorterEnd(state->sorter);
 		state->sorter = NULL;
-		if (IsParallelWorker())
+		/* only an EXPLAIN ANALYZE (or auto_explain) collects them */
+		if (IsParallelWorker() && state->css.ss.ps.instrument != NULL)
 			SrmWorkerStatsPublish(state->css.ss.ps.plan->plan_node_id, &state->stats);
 	}
 	if (state->tuplesort != NULL)
@@ -373,9 +376,12 @@ do_sort(SrmSortScanState *state)
  * form_runs
  *		A participant of a parallel sort (SRM_MODE_RUNS): sort this
  *		process's share of the input into runs for the merge above and
- *		return nothing.  Without parallel mode (no shared state), or when
- *		the sort is delegated, the input passes through to the SRMSort
- *		above, which sorts it alone.
+ *		return nothing.  Without parallel mode (no shared state), when
+ *		the sort is delegated, or under srmsort.merge_strategy = dsm (a
+ *		cached plan: the baseline sorts in one process, as the parallel
+ *		builds do), the input passes through to the SRMSort above, which
+ *		sorts it alone.  A worker beyond the shared state reads nothing:
+ *		the others scan its share.
  */
 static TupleTableSlot *
 form_runs(SrmSortScanState *state)
@@ -383,7 +389,8 @@ form_runs(SrmSortScanState *state)
 	PlanState  *outer = outerPlanState(state);
 	const char *why;
 
-	if (state->pshared == NULL || delegated_now(&why))
+	if (state->pshared == NULL || delegated_now(&why) ||
+		srmsort_merge_strategy != SRM_MERGE_SRM)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 
@@ -391,7 +398,7 @@ form_runs(SrmSortScanState *state)
 			return ExecClearTuple(state->result);
 		return ExecCopySlot(state->result, slot);
 	}
-	if (!state->sorted)
+	if (!state->sorted && SrmPSortTakesPart(state->pshared))
 	{
 		state->sorter = begin_sorter(state, ExecGetResultType(outer));
 		SrmPSortShare(state->pshared, state->sorter);
@@ -466,7 +473,9 @@ srm_exec(CustomScanState *node)
 /*
  * srm_end
  *		Release the sort and the child (core does not end a custom scan's
- *		lefttree).
+ *		lefttree).  The leader drops what its workers left that no EXPLAIN
+ *		took (auto_explain below its duration), so the mailbox does not
+ *		fill up.
  */
 static void
 srm_end(CustomScanState *node)
@@ -474,6 +483,8 @@ srm_end(CustomScanState *node)
 	SrmSortScanState *state = (SrmSortScanState *) node;
 
 	end_sort(state);
+	if (!IsParallelWorker())
+		SrmWorkerStatsClear(node->ss.ps.plan->plan_node_id);
 	if (state->result)
 		ExecClearTuple(state->result);
 	ExecEndNode(outerPlanState(node));
@@ -543,6 +554,10 @@ srm_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 /*
  * srm_init_dsm
  *		The leader, as the Gather starts its workers: the shared state.
+ *		With every DSM slot in use, PostgreSQL puts the Gather's state in
+ *		private memory, launches no worker and still calls this, with no
+ *		segment: then there is no shared state, the leader's copy of this
+ *		node passes its input through and the SRMSort above sorts alone.
  */
 static void
 srm_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -551,6 +566,11 @@ srm_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	Plan	   *plan = node->ss.ps.plan;
 	double		rows = Max(plan->plan_rows, 1.0);
 
+	if (pcxt->seg == NULL)
+	{
+		state->pshared = NULL;
+		return;
+	}
 	state->pshared = SrmPSortInit(coordinate, pcxt->seg, pcxt->nworkers,
 								  work_mem, plan->plan_rows,
 								  state->est_input / rows);
@@ -561,7 +581,8 @@ srm_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SrmSortScanState *state = (SrmSortScanState *) node;
 
-	SrmPSortReInit(state->pshared);
+	if (state->pshared != NULL)
+		SrmPSortReInit(state->pshared);
 }
 
 static void
@@ -678,10 +699,11 @@ show_delegated_facts(TuplesortInstrumentation *ts, const char *why,
 static void
 show_worker_facts(SrmSortScanState *state, ExplainState *es)
 {
-	SrmSortStats *ws = palloc(64 * sizeof(SrmSortStats));
-	int			wn[64];
+	/* room for every entry of the mailbox: a parallel sort has up to 125 */
+	SrmSortStats *ws = palloc(MaxBackends * sizeof(SrmSortStats));
+	int		   *wn = palloc(MaxBackends * sizeof(int));
 	int			n = SrmWorkerStatsCollect(state->css.ss.ps.plan->plan_node_id,
-										  ws, wn, lengthof(wn));
+										  ws, wn, MaxBackends);
 	int			i;
 
 	if (n == 0)

@@ -4,6 +4,8 @@
  *	  The SRMSort custom scan: its methods (which the planner hook puts in
  *	  the plans it makes), its modes, and its registration.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/node.h
  *

@@ -29,6 +29,8 @@
  * Incremental sorts are different nodes and are left alone, as are the
  * never-executed Sorts of Agg's grouping-set chain (not walked).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/plan.c
  *
@@ -55,6 +57,7 @@
 #include "base/settings.h"
 #include "query/node.h"
 #include "query/plan.h"
+#include "query/psort.h"
 
 static planner_hook_type prev_planner_hook = NULL;
 
@@ -350,7 +353,8 @@ max_node_id(Plan *plan)
  *		a parallel scan of that table (compute_parallel_worker: its
  *		parallel_workers setting, else one worker from
  *		min_parallel_table_scan_size on and one more for every tripling),
- *		at most max_parallel_workers_per_gather.
+ *		at most max_parallel_workers_per_gather and at most the workers
+ *		the parallel sort's shared state numbers (SRM_PSORT_MAX_WORKERS).
  */
 static int
 parallel_workers(Sort *sort, double bound)
@@ -361,6 +365,9 @@ parallel_workers(Sort *sort, double bound)
 	BlockNumber pages;
 	int			n;
 
+	/* the dsm baseline sorts in one process, as the parallel builds do */
+	if (srmsort_merge_strategy != SRM_MERGE_SRM)
+		return 0;
 	if (cur_walk == NULL || !cur_walk->parallel_ok || bound != NOT_BOUNDED ||
 		!IsA(child, SeqScan) || child->parallel_aware ||
 		!child->parallel_safe || !sort->plan.parallel_safe ||
@@ -388,7 +395,7 @@ parallel_workers(Sort *sort, double bound)
 			threshold *= 3;
 		}
 	}
-	return Min(n, max_parallel_workers_per_gather);
+	return Min(Min(n, max_parallel_workers_per_gather), SRM_PSORT_MAX_WORKERS);
 }
 
 /*

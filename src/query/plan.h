@@ -3,6 +3,8 @@
  * plan.h
  *	  Planner hook: swap eligible Sort nodes for the SRMSort custom scan.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/plan.h
  *

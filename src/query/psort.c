@@ -35,7 +35,14 @@
  *
  * Without parallel mode (a portal fetched in pieces) the Gather runs its
  * plan in the leader without a DSM segment; the lower SRMSort then passes
- * its input through and the upper one sorts it alone (node.c).
+ * its input through and the upper one sorts it alone (node.c).  So it does
+ * when every DSM slot is in use (PostgreSQL then initializes the node with
+ * no segment and launches no worker), and when a cached split plan meets
+ * srmsort.merge_strategy = dsm.  The plan asks for at most
+ * SRM_PSORT_MAX_WORKERS; a worker numbered beyond the shared state reads
+ * and returns nothing.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  src/query/psort.c
@@ -55,7 +62,7 @@
 #include "query/psort.h"
 
 /* Participants: the workers 0 .. nworkers - 1 and the leader, nworkers. */
-#define SRM_PS_MAX_PARTS	(SRM_MAX_SHARED_FILES - 1)
+#define SRM_PS_MAX_PARTS	(SRM_PSORT_MAX_WORKERS + 1)
 
 struct SrmPSortShared
 {
@@ -69,12 +76,32 @@ struct SrmPSortShared
 
 /*
  * participant
- *		This process's participant number.
+ *		This process's participant number; -1 for a worker beyond the
+ *		shared state, which takes no part.
  */
 static int
 participant(SrmPSortShared *sh)
 {
-	return IsParallelWorker() ? ParallelWorkerNumber : sh->nworkers;
+	if (!IsParallelWorker())
+		return sh->nworkers;
+	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= sh->nworkers)
+		return -1;
+	return ParallelWorkerNumber;
+}
+
+/*
+ * my_participant
+ *		participant(), for a process that forms runs.
+ */
+static int
+my_participant(SrmPSortShared *sh)
+{
+	int			p = participant(sh);
+
+	if (p < 0)
+		elog(ERROR, "srmsort: parallel worker %d is beyond the parallel sort's %d workers",
+			 ParallelWorkerNumber, sh->nworkers);
+	return p;
 }
 
 /*
@@ -111,7 +138,8 @@ SrmPSortInit(void *space, dsm_segment *seg, int nworkers, int workMemKB,
 	int			first,
 				count;
 
-	nworkers = Min(nworkers, SRM_PS_MAX_PARTS - 1);
+	/* (the plan asks for no more; any other worker takes no part) */
+	nworkers = Min(nworkers, SRM_PSORT_MAX_WORKERS);
 	memset(sh, 0, sizeof(SrmPSortShared));
 	sh->seg = dsm_segment_handle(seg);
 	sh->nworkers = nworkers;
@@ -161,6 +189,16 @@ SrmPSortAttach(SrmPSortShared *sh)
 }
 
 /*
+ * SrmPSortTakesPart
+ *		See psort.h.
+ */
+bool
+SrmPSortTakesPart(SrmPSortShared *sh)
+{
+	return participant(sh) >= 0;
+}
+
+/*
  * SrmPSortShare
  *		See psort.h.  Participant q of the nworkers + 1 writes to its share
  *		of the disks (SrmPlanParticipantDisks).
@@ -169,7 +207,7 @@ void
 SrmPSortShare(SrmPSortShared *sh, SrmSorter *s)
 {
 	SrmSorterShare share;
-	int			p = participant(sh);
+	int			p = my_participant(sh);
 
 	SrmPStreamParticipantShare(&share, &sh->disks, sh->block_size, p, p,
 							   sh->nworkers + 1);
@@ -185,7 +223,7 @@ SrmPSortFinish(SrmPSortShared *sh, SrmSorter *s)
 {
 	char		name[MAXPGPATH];
 	BufFile    *f;
-	int			p = participant(sh);
+	int			p = my_participant(sh);
 
 	SrmSorterFinishRuns(s);
 	runs_name(name, p);

@@ -4,6 +4,8 @@
  *	  One ORDER BY on every core: runs formed by parallel workers, merged
  *	  once by the leader.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/psort.h
  *
@@ -15,8 +17,16 @@
 #include "storage/dsm.h"
 
 #include "engine/sorter.h"
+#include "io/workfile.h"
 
 typedef struct SrmPSortShared SrmPSortShared;
+
+/*
+ * The most workers a parallel sort takes: every participant (the workers
+ * and the leader) writes its own file on each shared disk, and the
+ * leader's merge one more; the plan asks for no more.
+ */
+#define SRM_PSORT_MAX_WORKERS	(SRM_MAX_SHARED_FILES - 2)
 
 /* Bytes of the shared state in the Gather's DSM segment. */
 extern Size SrmPSortEstimate(void);
@@ -37,6 +47,13 @@ extern void SrmPSortReInit(SrmPSortShared *sh);
 
 /* A worker: attach to the shared disks. */
 extern void SrmPSortAttach(SrmPSortShared *sh);
+
+/*
+ * Does this process form runs?  A worker numbered beyond the shared
+ * state (a Gather launching more than SRM_PSORT_MAX_WORKERS) does not:
+ * it must read nothing and return nothing.
+ */
+extern bool SrmPSortTakesPart(SrmPSortShared *sh);
 
 /*
  * A participant (a worker, or the leader scanning as the Gather's local

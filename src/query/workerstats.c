@@ -5,18 +5,23 @@
  *	  leader's EXPLAIN ANALYZE.
  *
  * A parallel worker's SRMSort sorts in the worker, but EXPLAIN runs in the
- * leader, after the workers have exited: so each worker leaves the facts
- * of its sort (SrmSortStats) in a mailbox in shared memory, tagged with its
- * leader's pid, the plan node and its worker number, and the leader takes
- * them out when it explains ("Worker N:" lines, as core's Sort shows).  The
- * mailbox has an entry per backend slot; a worker writes its own, or a
- * free one when its slot still holds a sibling's facts not yet collected.
+ * leader, after the workers have exited: so each worker of an instrumented
+ * query (EXPLAIN ANALYZE, auto_explain) leaves the facts of its sort
+ * (SrmSortStats) in a mailbox in shared memory, tagged with its leader's
+ * pid, the plan node and its worker number, and the leader takes them out
+ * when it explains ("Worker N:" lines, as core's Sort shows) and drops
+ * what is left when the node ends.  The mailbox has an entry per backend
+ * slot; a worker writes its own, or a free one when its slot still holds
+ * a sibling's facts not yet collected: entries nobody would collect would
+ * fill it, and then a worker would overwrite its sibling's.
  * The entries share the lock of srmsort's shared accounting (shmem.c,
  * which also allocates the mailbox): they are written once per sort and
  * read once per EXPLAIN.
  *
  * Without shared_preload_libraries there is no mailbox, and EXPLAIN shows
  * no worker lines.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  src/query/workerstats.c

@@ -4,6 +4,8 @@
  *	  The facts of parallel workers' sorts, left in shared memory for the
  *	  leader's EXPLAIN ANALYZE.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/query/workerstats.h
  *

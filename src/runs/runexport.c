@@ -10,6 +10,8 @@
  * now.  Block slots stay valid: both tape sets are over the same shared
  * disks, and a slot names its process's workfile.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runexport.c
  *

@@ -3,6 +3,8 @@
  * runexport.h
  *	  Runs handed from one process to another (parallel builds).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runexport.h
  *

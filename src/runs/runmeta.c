@@ -18,6 +18,8 @@
  * third file, the keys file (SrmKeyFile), appended to as runs are written;
  * a paged run's forecast entries hold their positions in it.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runmeta.c
  *

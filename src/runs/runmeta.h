@@ -3,6 +3,8 @@
  * runmeta.h
  *	  Run bookkeeping paged through a metadata workfile.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runmeta.h
  *

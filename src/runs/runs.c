@@ -21,6 +21,8 @@
  * Memory: the arena is a child context of the sorter's; the caller counts
  * SrmMemLoadBytes against the sort's budget.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runs.c
  *

@@ -3,6 +3,8 @@
  * runs.h
  *	  Run formation: a memory load of tuples, sorted and written as a run.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runs.h
  *

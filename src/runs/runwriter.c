@@ -16,6 +16,8 @@
  * the run's memory or, for a paged run, its keys file.  The inline common
  * cases of putting a record are in runwriter.h.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runwriter.c
  *

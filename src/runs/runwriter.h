@@ -3,6 +3,8 @@
  * runwriter.h
  *	  Writing a striped run: blocks, forecast entries, big records.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/runwriter.h
  *

@@ -24,6 +24,8 @@
  * call.  Records larger than a block are assembled in their own memory,
  * their continuation blocks read synchronously.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/scan.c
  *

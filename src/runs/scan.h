@@ -3,6 +3,8 @@
  * scan.h
  *	  Random access to a materialised run: either direction, any position.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/scan.h
  *

@@ -25,6 +25,8 @@
  * the sorter counts against its budget) or, once the sorter says so, kept
  * in metadata workfiles (runmeta.c) and paged in while the run is in use.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/tape.c
  *

@@ -5,6 +5,8 @@
  *	  reading blocks back (writing: runwriter.h; handing runs over:
  *	  runexport.h).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/tape.h
  *

@@ -26,6 +26,8 @@
  * waits for the writes (SrmWriteRingWait).  On error, the tape set's I/O
  * is drained before the memory goes (the sorter's reset callback).
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/writering.c
  *

@@ -3,6 +3,8 @@
  * writering.h
  *	  The block buffers runs are written through, and write-behind.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/runs/writering.h
  *

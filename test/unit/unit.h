@@ -6,6 +6,8 @@
  *	  set-returning shell unit_srf every SQL function returns through, and
  *	  two tuple helpers both the record and the radix tests use.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit.h
  *

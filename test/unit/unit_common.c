@@ -21,6 +21,8 @@
  * area gets them back as they were); it never becomes part of srmsort.so.  Each function runs in a memory context of
  * its own, deleted before it returns its lines.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit_common.c
  *

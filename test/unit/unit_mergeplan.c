@@ -2,7 +2,7 @@
  *
  * unit_mergeplan.c
  *	  srmsort_unit_mergeplan(): unit tests of the merge planner
- *	  (src/mergeplan.c).
+ *	  (src/merge/mergeplan.c).
  *
  * The planner's tables -- disks, block size, merge orders, passes and
  * buffers as functions of budget, disks, block size and runs -- from the
@@ -14,6 +14,8 @@
  * passes, and monotonicity where it must hold.  The planner is pure
  * arithmetic, so its tables are checked here, across far more cases than
  * a sort could reach.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  test/unit/unit_mergeplan.c

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * unit_radix.c
- *	  srmsort_unit_radix(): unit tests of the radix sort (src/radix.c).
+ *	  srmsort_unit_radix(): unit tests of the radix sort (src/keys/radix.c).
  *
  * The radix sort against qsort with the same comparator: random,
  * all-equal, sorted, reverse, few distinct, narrow-range keys, NULL ranks,
@@ -9,6 +9,8 @@
  * thresholds; then the ties, fixed with the full comparison, against qsort
  * of SrmCompareNorm.  Those sizes and distributions are where a radix sort
  * goes wrong, and a sort's result alone would seldom show it.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  test/unit/unit_radix.c

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * unit_record.c
- *	  srmsort_unit_record(): unit tests of the record format (src/record.c,
+ *	  srmsort_unit_record(): unit tests of the record format (src/keys/record.c,
  *	  record.h).
  *
  * Its round trip: tuples encoded and rebuilt byte for byte, their keys read
@@ -12,6 +12,8 @@
  * word's size classes, a room too small, unaligned records.  Every run and
  * every merge goes through this format, and those edges are rare in a
  * sort's data, so they are made here one by one.
+ *
+ * Portions Copyright (c) 2026, the srmsort developers
  *
  * IDENTIFICATION
  *	  test/unit/unit_record.c

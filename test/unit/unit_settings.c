@@ -12,6 +12,8 @@
  * whoever reads settings.c to learn the defaults.  Both directions are
  * checked: a setting the server has that this table lacks fails too.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  test/unit/unit_settings.c
  *

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Phases of a sort in instructions per row, from bench/profile.sh's
+callgrind_annotate listings (inclusive costs, one per file:function; of a
+function with code inlined from several files, the entry of its own file,
+which the calls into it are charged to, is the largest and counts), and
+its rusage.
+
+    profile_phases.py --rows N --dir RESULTS_DIR  > phases.md
+"""
+import argparse
+import csv
+import glob
+import os
+import re
+import statistics
+from collections import defaultdict
+
+LINE = re.compile(r"^\s*([0-9,]+)\s+\(\s*[0-9.]+%\)\s+(.*?):(\S+?)(?:'\d+)?(?:\s+\[.*\])?\s*$")
+
+# Phases: (label, [functions added], [functions subtracted]); inclusive
+# costs, so a phase is a function's cost less what it calls that another
+# phase counts.
+PHASES = {
+    "srm": [
+        ("input copy (slot to arena), load bookkeeping",
+         ["SrmSorterPutSlot", "SrmSorterPerform"],
+         ["SrmMemLoadSort", "SrmMemLoadWriteRun", "SrmMergeBegin", "SrmSorterRunMerges"]),
+        ("run formation: radix sort", ["SrmMemLoadSort"], []),
+        ("run writing incl. record encoding", ["SrmMemLoadWriteRun"], []),
+        ("merge setup and intermediate merges", ["SrmMergeBegin", "SrmSorterRunMerges"], []),
+        ("final merge: loser tree, keys, blocks", ["SrmMergeNext"], ["materialize"]),
+        ("final merge: record to MinimalTuple", ["materialize"], []),
+        ("in-memory result: tuple handed out", ["SrmMemLoadGet"], []),
+        ("output: store in slot (ExecStoreMinimalTuple)", ["ExecStoreMinimalTuple"], []),
+    ],
+    "native": [
+        ("input copy + run formation + run writing (tuplesort_puttupleslot)",
+         ["tuplesort_puttupleslot"], []),
+        ("  of which writing runs (LogicalTapeWrite)", ["LogicalTapeWrite"], []),
+        ("  of which heap tuple to MinimalTuple", ["minimal_tuple_from_heap_tuple"], []),
+        ("last run, merge passes before the final (tuplesort_performsort)",
+         ["tuplesort_performsort"], []),
+        ("final merge / in-memory result (tuplesort_gettupleslot)",
+         ["tuplesort_gettupleslot"], ["ExecStoreMinimalTuple"]),
+        ("  of which reading runs (LogicalTapeRead)", ["LogicalTapeRead"], []),
+        ("output: store in slot (ExecStoreMinimalTuple)", ["ExecStoreMinimalTuple"], []),
+    ],
+}
+
+
+def inclusive(path):
+    """{function: inclusive Ir} and the program total of one listing."""
+    costs = defaultdict(int)
+    total = None
+    in_body = False
+    with open(path) as f:
+        for line in f:
+            if "PROGRAM TOTALS" in line:
+                total = int(line.split()[0].replace(",", ""))
+                continue
+            if line.startswith("-- Auto-annotated"):
+                break
+            if "file:function" in line:
+                in_body = True
+                continue
+            if not in_body:
+                continue
+            m = LINE.match(line)
+            if m:
+                fn = m.group(3)
+                if "'" in line.split()[2]:      # a recursive cycle's inner entry
+                    continue
+                costs[fn] = max(costs[fn], int(m.group(1).replace(",", "")))
+    return costs, total
+
+
+def rusage(d):
+    out = defaultdict(lambda: {"user": [], "sys": []})
+    p = os.path.join(d, "rusage.csv")
+    if not os.path.exists(p):
+        return out
+    with open(p) as f:
+        for r in csv.DictReader(f):
+            if r["user_s"]:
+                out[(r["system"], r["work_mem"])]["user"].append(float(r["user_s"]))
+                out[(r["system"], r["work_mem"])]["sys"].append(float(r["sys_s"]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, required=True)
+    ap.add_argument("--dir", required=True)
+    a = ap.parse_args()
+    n = a.rows
+    listings = {}
+    for p in glob.glob(os.path.join(a.dir, "callgrind", "inclusive.*.txt")):
+        sys_, wm = os.path.basename(p)[len("inclusive."):-len(".txt")].split("-", 1)
+        listings[(sys_, wm)] = inclusive(p)
+    ru = rusage(a.dir)
+    wms = sorted({wm for _, wm in listings}, key=lambda w: (len(w), w))
+    print("# Instructions per row (callgrind, inside standard_ExecutorRun), %d rows\n" % n)
+    print("The scan is `SELECT * FROM t OFFSET 1e12`; a sort's own cost is its total")
+    print("less the scan's. CPU: the backend's getrusage for the statement, medians.\n")
+    for wm in wms:
+        print("## work_mem %s\n" % wm)
+        scan = listings.get(("scan", wm), (None, None))[1]
+        print("| | scan | native | srm |")
+        print("|---|---|---|---|")
+        row = ["all of ExecutorRun, instr/row"]
+        for s in ("scan", "native", "srm"):
+            t = listings.get((s, wm), (None, None))[1]
+            row.append("%.0f" % (t / n) if t else "")
+        print("| " + " | ".join(row) + " |")
+        row = ["the sort (total less the scan), instr/row", ""]
+        for s in ("native", "srm"):
+            t = listings.get((s, wm), (None, None))[1]
+            row.append("%.0f" % ((t - scan) / n) if t and scan else "")
+        print("| " + " | ".join(row) + " |")
+        for lab, key in (("user CPU, ns/row", "user"), ("sys CPU, ns/row", "sys")):
+            row = [lab]
+            for s in ("scan", "native", "srm"):
+                v = ru.get((s, wm), {}).get(key) if (s, wm) in ru else None
+                row.append("%.0f" % (statistics.median(v) * 1e9 / n) if v else "")
+            print("| " + " | ".join(row) + " |")
+        print()
+        for s in ("native", "srm"):
+            if (s, wm) not in listings:
+                continue
+            costs, total = listings[(s, wm)]
+            print("%s, %s: phases, instructions per row\n" % (s, wm))
+            print("| phase | instr/row | share of the sort |")
+            print("|---|---|---|")
+            sort_total = total - scan if scan else total
+            counted = 0
+            for lab, plus, minus in PHASES[s]:
+                v = sum(costs.get(f, 0) for f in plus) - sum(costs.get(f, 0) for f in minus)
+                if v <= 0 and not lab.startswith("  "):
+                    continue
+                if not lab.startswith("  "):
+                    counted += v
+                print("| %s | %.0f | %.0f%% |" % (lab, v / n, 100.0 * v / sort_total))
+            rest = sort_total - counted
+            print("| the rest: the node, its calls and loops, the Limit's extra work | %.0f | %.0f%% |"
+                  % (rest / n, 100.0 * rest / sort_total))
+            print()
+
+
+if __name__ == "__main__":
+    main()

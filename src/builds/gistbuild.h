@@ -1,0 +1,21 @@
+/*-------------------------------------------------------------------------
+ *
+ * gistbuild.h
+ *	  Sorted GiST index builds through srmsort.
+ *
+ * IDENTIFICATION
+ *	  src/builds/gistbuild.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_GISTBUILD_H
+#define SRM_GISTBUILD_H
+
+#include "access/genam.h"
+#include "nodes/execnodes.h"
+
+/* ambuild for GiST through srmsort (falls back to gistbuild) */
+extern IndexBuildResult *SrmGistBuild(Relation heap, Relation index,
+									  IndexInfo *indexInfo);
+
+#endif							/* SRM_GISTBUILD_H */
