@@ -22,6 +22,8 @@
  * indexes and PostgreSQL builds them serially, so there is one sorter, no
  * dead-row sort and no workers.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/gistbuild.c
  *

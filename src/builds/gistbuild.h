@@ -3,6 +3,8 @@
  * gistbuild.h
  *	  Sorted GiST index builds through srmsort.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/gistbuild.h
  *

@@ -22,6 +22,8 @@
  * and for the same reasons.  The root's block 0 is zeros until the end,
  * as in PostgreSQL's build.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/gistload.c
  *

@@ -3,6 +3,8 @@
  * gistload.h
  *	  Bulk loading of a GiST index from index tuples in sorted order.
  *
+ * Portions Copyright (c) 2026, the srmsort developers
+ *
  * IDENTIFICATION
  *	  src/builds/gistload.h
  *
