@@ -7,45 +7,45 @@
 
 MODULE_big = srmsort
 OBJS = \
-	src/aio.o \
-	src/btload.o \
-	src/build.o \
-	src/citus.o \
-	src/cluster.o \
-	src/clusterscan.o \
-	src/disks.o \
-	src/diskspeed.o \
-	src/dsmread.o \
-	src/forecast.o \
-	src/icukey.o \
-	src/iomode.o \
-	src/keys.o \
-	src/merge.o \
-	src/mergeplan.o \
-	src/node.o \
-	src/pbuild.o \
-	src/pcluster.o \
-	src/placement.o \
-	src/relwrite.o \
-	src/plan.o \
-	src/psort.o \
-	src/pstream.o \
-	src/radix.o \
-	src/record.o \
-	src/runexport.o \
-	src/runmeta.o \
-	src/runs.o \
-	src/runwriter.o \
-	src/scan.o \
-	src/shmem.o \
-	src/sorter.o \
-	src/sortmerge.o \
-	src/sortstats.o \
-	src/srmsort.o \
-	src/tape.o \
-	src/utility.o \
-	src/workerstats.o \
-	src/writering.o
+	src/base/shmem.o \
+	src/io/aio.o \
+	src/io/disks.o \
+	src/io/diskspeed.o \
+	src/io/iomode.o \
+	src/io/placement.o \
+	src/io/relwrite.o \
+	src/keys/icukey.o \
+	src/keys/keys.o \
+	src/keys/radix.o \
+	src/keys/record.o \
+	src/runs/runexport.o \
+	src/runs/runmeta.o \
+	src/runs/runs.o \
+	src/runs/runwriter.o \
+	src/runs/scan.o \
+	src/runs/tape.o \
+	src/runs/writering.o \
+	src/merge/dsmread.o \
+	src/merge/forecast.o \
+	src/merge/merge.o \
+	src/merge/mergeplan.o \
+	src/engine/pstream.o \
+	src/engine/sorter.o \
+	src/engine/sortmerge.o \
+	src/engine/sortstats.o \
+	src/query/node.o \
+	src/query/plan.o \
+	src/query/psort.o \
+	src/query/workerstats.o \
+	src/builds/btload.o \
+	src/builds/build.o \
+	src/builds/citus.o \
+	src/builds/cluster.o \
+	src/builds/clusterscan.o \
+	src/builds/pbuild.o \
+	src/builds/pcluster.o \
+	src/builds/utility.o \
+	src/srmsort.o
 
 # developers may link extra (uncommitted) objects: make EXTRA_OBJS=...
 OBJS += $(EXTRA_OBJS)
@@ -99,7 +99,7 @@ SHLIB_LINK += $(ICU_LIBS)
 
 # PGXS does not track header dependencies; every object depends on every
 # header of ours, so a changed struct never leaves stale objects behind.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 # The TAP tests (test/t/*.pl): "make prove_installcheck" after "make
 # install" runs them against the installed server's binaries (they start

@@ -22,17 +22,17 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
-#include "aio.h"
-#include "compat.h"
-#include "disks.h"
-#include "icukey.h"
-#include "node.h"
-#include "placement.h"
-#include "plan.h"
-#include "shmem.h"
-#include "srmsort.h"
-#include "utility.h"
-#include "workerstats.h"
+#include "base/compat.h"
+#include "base/settings.h"
+#include "base/shmem.h"
+#include "builds/utility.h"
+#include "io/aio.h"
+#include "io/disks.h"
+#include "io/placement.h"
+#include "keys/icukey.h"
+#include "query/node.h"
+#include "query/plan.h"
+#include "query/workerstats.h"
 
 PG_MODULE_MAGIC;
 

@@ -35,9 +35,9 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "compat.h"
-#include "icukey.h"
-#include "srmsort.h"
+#include "base/compat.h"
+#include "base/settings.h"
+#include "keys/icukey.h"
 #include "unit.h"
 
 PG_MODULE_MAGIC;

@@ -25,10 +25,10 @@
 #include <limits.h>
 #include <math.h>
 
-#include "disks.h"
-#include "mergeplan.h"
-#include "srmsort.h"
-#include "tape.h"
+#include "base/settings.h"
+#include "io/disks.h"
+#include "merge/mergeplan.h"
+#include "runs/tape.h"
 #include "unit.h"
 
 PG_FUNCTION_INFO_V1(srmsort_unit_mergeplan);

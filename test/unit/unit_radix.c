@@ -23,8 +23,8 @@
 #include "utils/builtins.h"
 #include "utils/typcache.h"
 
-#include "keys.h"
-#include "radix.h"
+#include "keys/keys.h"
+#include "keys/radix.h"
 #include "unit.h"
 
 PG_FUNCTION_INFO_V1(srmsort_unit_radix);

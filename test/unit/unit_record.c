@@ -28,9 +28,9 @@
 #include "utils/typcache.h"
 #include "utils/uuid.h"
 
-#include "compat.h"
-#include "keys.h"
-#include "record.h"
+#include "base/compat.h"
+#include "keys/keys.h"
+#include "keys/record.h"
 #include "unit.h"
 
 PG_FUNCTION_INFO_V1(srmsort_unit_record);

@@ -1,0 +1,566 @@
+/*-------------------------------------------------------------------------
+ *
+ * utility.c
+ *	  Arms the utility statements whose btree builds (and CLUSTER's heap
+ *	  sort) srmsort takes, and swaps srmsort in for the one call.
+ *
+ * PostgreSQL's btree build cannot be hooked: btbuild is reached only
+ * through the relcache entry's rd_indam->ambuild, which exists only once
+ * the index does; CLUSTER's sort is reached only through the table's
+ * rd_tableam->relation_copy_for_cluster.  So every statement runs exactly
+ * as PostgreSQL runs it (every hook after ours, core's checks, locks,
+ * transactions, waits, errors, event triggers and security context, in
+ * core's order).  The ProcessUtility hook only arms the statement (notes
+ * what srmsort may take, in TopMemoryContext, so that the arming survives
+ * the statement's own transaction boundaries) and disarms it when the
+ * statement ends, however it ends.  srmsort then swaps its routine into a
+ * relation's relcache entry at the last moment before PostgreSQL calls it,
+ * at a point where PostgreSQL holds that entry open:
+ *
+ *	CREATE INDEX (also the indexes ALTER TABLE creates: PRIMARY KEY, UNIQUE,
+ *	those it recreates after ALTER COLUMN TYPE): index_create makes the new
+ *	index's relcache entry, fires the object-access post-create hook (we
+ *	note the OID) and runs a CommandCounterIncrement that rebuilds the
+ *	entry and calls the relcache callbacks for it; the entry is open there,
+ *	and index_build follows.  Partitions of a partitioned table are caught
+ *	the same way.
+ *
+ *	REINDEX INDEX / TABLE / SCHEMA / DATABASE, and the indexes rebuilt by
+ *	reindex_relation after a table rewrite (ALTER TABLE that rewrites,
+ *	CLUSTER, VACUUM FULL, REFRESH MATERIALIZED VIEW): reindex_index opens
+ *	the index, marks it as being reindexed (ReindexIsProcessingIndex) and
+ *	gives it a new relfilenode, whose CommandCounterIncrement calls the
+ *	callbacks for it; the open entry keeps its rd_indam through that
+ *	rebuild.  We act only for an index we hold AccessExclusiveLock on: no
+ *	other backend can then send an invalidation for it, so the callback
+ *	comes from reindex_index itself, with the entry open.  SCHEMA and
+ *	DATABASE run a transaction per table; the arming lives on.
+ *
+ *	CREATE INDEX CONCURRENTLY, REINDEX CONCURRENTLY: the build runs in a
+ *	transaction of its own (index_concurrently_build), on a relcache entry
+ *	built afresh there, with no invalidation between its index_open and the
+ *	call of ambuild.  But index_build first asks the planner how many
+ *	workers to use (plan_create_index_workers), which builds a dummy
+ *	planner RelOptInfo of the table and so calls get_relation_info_hook
+ *	(19: build_simple_rel_hook, at the same point) while
+ *	index_concurrently_build holds the index open with
+ *	RowExclusiveLock; there we swap ambuild into the entry of an index this
+ *	statement created that is open and not yet ready for inserts.
+ *	PostgreSQL asks the planner only when max_parallel_maintenance_workers
+ *	is above 0 (its default is 2): with 0, concurrent builds stay
+ *	PostgreSQL's, as there is no other point where the entry is open.
+ *
+ *	CLUSTER's heap sort: copy_table_data asks the planner whether to sort
+ *	(plan_cluster_use_sort: get_relation_info_hook on the table, which
+ *	copy_table_data holds open with AccessExclusiveLock) and then calls
+ *	relation_copy_for_cluster on that same open entry; cluster.c swaps the
+ *	table AM routine there and restores it inside that one call.  With
+ *	enable_indexscan off, PostgreSQL sorts without asking the planner, and
+ *	the sort stays PostgreSQL's.
+ *
+ * The relcache callback never does catalog access for an entry that is
+ * not open.  SrmBtBuild builds only indexes swapped in the statement in
+ * progress and hands any other to btbuild, which makes a swapped pointer
+ * that outlives the statement harmless; cluster.c likewise.  Everything
+ * srmsort does not take is left alone: other access methods, REINDEX
+ * SYSTEM, REPACK (CONCURRENTLY), the indexes of CREATE TABLE (on an empty
+ * table), and tables Citus manages (citus.c: Citus sends each shard its
+ * own statement, which srmsort builds on the shard's node).  SrmBtBuild
+ * itself hands catalogs, TOAST tables and builds below
+ * srmsort.min_input_size back to btbuild.
+ *
+ * IDENTIFICATION
+ *	  src/builds/utility.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#if PG_VERSION_NUM >= 190000
+#include "optimizer/pathnode.h"
+#else
+#include "optimizer/plancat.h"
+#endif
+#include "storage/lmgr.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+
+#include "base/compat.h"
+#include "base/settings.h"
+#include "builds/build.h"
+#include "builds/citus.h"
+#include "builds/cluster.h"
+#include "builds/utility.h"
+
+/* what the statement in progress lets srmsort take (bits) */
+#define SRM_ARM_CREATE		(1 << 0)	/* indexes it creates and builds */
+#define SRM_ARM_REINDEX		(1 << 1)	/* indexes reindex_index rebuilds */
+#define SRM_ARM_CONCURRENT	(1 << 2)	/* CONCURRENTLY builds */
+#define SRM_ARM_CLUSTER		(1 << 3)	/* CLUSTER's heap sort */
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access = NULL;
+#if PG_VERSION_NUM >= 190000
+static build_simple_rel_hook_type prev_build_simple_rel = NULL;
+#else
+static get_relation_info_hook_type prev_get_relation_info = NULL;
+#endif
+
+/*
+ * The state of the armed statement, in TopMemoryContext: the relations it
+ * created (to swap at index_create's callback, and CONCURRENTLY's), the
+ * indexes whose ambuild is ours, and those whose build has begun (never
+ * swapped again).
+ */
+static int	arm_kinds = 0;
+static List *arm_created = NIL;
+static List *arm_concurrent = NIL;
+static List *arm_swapped = NIL;
+static List *arm_started = NIL;
+
+static void srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+							   bool readOnlyTree, ProcessUtilityContext context,
+							   ParamListInfo params, QueryEnvironment *queryEnv,
+							   DestReceiver *dest, QueryCompletion *qc);
+static void srm_object_access(ObjectAccessType access, Oid classId,
+							  Oid objectId, int subId, void *arg);
+static void srm_relcache_callback(Datum arg, Oid relid);
+#if PG_VERSION_NUM >= 190000
+static void srm_build_simple_rel(PlannerInfo *root, RelOptInfo *rel,
+								 RangeTblEntry *rte);
+#else
+static void srm_get_relation_info(PlannerInfo *root, Oid relationObjectId,
+								  bool inhparent, RelOptInfo *rel);
+#endif
+static int	statement_kinds(Node *parsetree);
+static void remember_oid(List **set, Oid oid);
+static void disarm(void);
+
+/*
+ * SrmUtilityInit
+ *		Install the hooks (from _PG_init).
+ */
+void
+SrmUtilityInit(void)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = srm_ProcessUtility;
+	prev_object_access = object_access_hook;
+	object_access_hook = srm_object_access;
+#if PG_VERSION_NUM >= 190000
+	prev_build_simple_rel = build_simple_rel_hook;
+	build_simple_rel_hook = srm_build_simple_rel;
+#else
+	prev_get_relation_info = get_relation_info_hook;
+	get_relation_info_hook = srm_get_relation_info;
+#endif
+	CacheRegisterRelcacheCallback(srm_relcache_callback, (Datum) 0);
+}
+
+static void
+call_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+		  ProcessUtilityContext context, ParamListInfo params,
+		  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/*
+ * option_value
+ *		The value of the boolean option name in a statement's option list:
+ *		1 (also when given without a value), 0, absent (-1), or -2 when the
+ *		value is not a boolean -- PostgreSQL then raises its own error, and
+ *		srmsort arms nothing.  Never ERRORs.
+ */
+static int
+option_value(List *options, const char *name)
+{
+	ListCell   *lc;
+	int			result = -1;
+
+	foreach(lc, options)
+	{
+		DefElem    *opt = (DefElem *) lfirst(lc);
+		bool		b;
+
+		if (strcmp(opt->defname, name) != 0)
+			continue;
+		if (opt->arg == NULL)
+			result = 1;
+		else if (IsA(opt->arg, Integer))
+			result = intVal(opt->arg) != 0;
+		else if ((IsA(opt->arg, String) || IsA(opt->arg, Boolean)) &&
+				 parse_bool(defGetString(opt), &b))
+			result = b;
+		else
+			return -2;
+	}
+	return result;
+}
+
+/*
+ * cluster_kinds
+ *		CLUSTER (REPACK on 19): the indexes rebuilt after the rewrite and,
+ *		with srmsort.cluster, the heap sort.  REPACK (CONCURRENTLY) applies
+ *		concurrent changes and builds its indexes its own way: left alone.
+ */
+static int
+cluster_kinds(Node *parsetree)
+{
+	List	   *options;
+
+#if PG_VERSION_NUM >= 190000
+	options = ((RepackStmt *) parsetree)->params;
+#else
+	options = ((ClusterStmt *) parsetree)->params;
+#endif
+	if (option_value(options, "concurrently") != -1)
+		return 0;
+	return (srmsort_create_index ? SRM_ARM_REINDEX : 0) |
+		(srmsort_cluster ? SRM_ARM_CLUSTER : 0);
+}
+
+/*
+ * statement_kinds
+ *		What srmsort may take of this statement's work (SRM_ARM_* bits).
+ */
+static int
+statement_kinds(Node *parsetree)
+{
+	if (!srmsort_enabled)
+		return 0;
+	if (SrmIsClusterStmt(parsetree))
+		return cluster_kinds(parsetree);
+	if (!srmsort_create_index)
+		return 0;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_IndexStmt:
+			{
+				IndexStmt  *stmt = (IndexStmt *) parsetree;
+
+				if (stmt->accessMethod == NULL ||
+					strcmp(stmt->accessMethod, "btree") != 0 ||
+					SrmCitusOwnsStatement(parsetree))
+					return 0;
+				/* CONCURRENTLY on a temporary table builds in place */
+				return SRM_ARM_CREATE |
+					(stmt->concurrent ? SRM_ARM_CONCURRENT : 0);
+			}
+		case T_AlterTableStmt:
+			/* the indexes it creates, and those a rewrite rebuilds */
+			if (SrmCitusOwnsStatement(parsetree))
+				return 0;
+			return SRM_ARM_CREATE | SRM_ARM_REINDEX;
+		case T_ReindexStmt:
+			{
+				ReindexStmt *stmt = (ReindexStmt *) parsetree;
+				int			concurrently = option_value(stmt->params, "concurrently");
+
+				if (stmt->kind == REINDEX_OBJECT_SYSTEM || concurrently == -2 ||
+					SrmCitusOwnsStatement(parsetree))
+					return 0;
+				/* CONCURRENTLY reindexes temporary tables in place */
+				return SRM_ARM_REINDEX |
+					(concurrently == 1 ? SRM_ARM_CONCURRENT : 0);
+			}
+		case T_VacuumStmt:
+			{
+				VacuumStmt *stmt = (VacuumStmt *) parsetree;
+
+				if (stmt->is_vacuumcmd && option_value(stmt->options, "full") == 1)
+					return SRM_ARM_REINDEX;
+				return 0;
+			}
+		case T_RefreshMatViewStmt:
+			/* the concurrent refresh updates the indexes row by row */
+			if (((RefreshMatViewStmt *) parsetree)->concurrent)
+				return 0;
+			return SRM_ARM_REINDEX;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * remember_oid
+ *		Add oid to one of the armed statement's sets (in TopMemoryContext,
+ *		where they live until disarm).
+ */
+static void
+remember_oid(List **set, Oid oid)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	*set = list_append_unique_oid(*set, oid);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * disarm
+ *		Forget the armed statement; never ERRORs (used in PG_FINALLY).
+ */
+static void
+disarm(void)
+{
+	arm_kinds = 0;
+	list_free(arm_created);
+	list_free(arm_concurrent);
+	list_free(arm_swapped);
+	list_free(arm_started);
+	arm_created = arm_concurrent = arm_swapped = arm_started = NIL;
+}
+
+/*
+ * srm_ProcessUtility
+ *		Arm the statements srmsort takes part in and run them unchanged.
+ */
+static void
+srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	int			kinds;
+
+	/*
+	 * A statement nested in an armed one (a function an index expression
+	 * calls, an event trigger) is not armed: the outer statement's state
+	 * stays as it is and is forgotten only when that one ends.
+	 */
+	if (arm_kinds != 0 ||
+		(kinds = statement_kinds(pstmt->utilityStmt)) == 0)
+	{
+		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+				  dest, qc);
+		return;
+	}
+
+	arm_kinds = kinds;
+	PG_TRY();
+	{
+		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+				  dest, qc);
+	}
+	PG_CATCH();
+	{
+		/* still within the failed (sub)transaction: entries still open */
+		SrmClusterDisarm(true);
+		disarm();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	SrmClusterDisarm(false);
+	disarm();
+}
+
+/*
+ * srm_object_access
+ *		Note the relations an armed statement creates.
+ */
+static void
+srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (access != OAT_POST_CREATE || classId != RelationRelationId ||
+		subId != 0)
+		return;
+	if (arm_kinds & SRM_ARM_CREATE)
+		remember_oid(&arm_created, objectId);
+	if (arm_kinds & SRM_ARM_CONCURRENT)
+		remember_oid(&arm_concurrent, objectId);
+}
+
+/*
+ * SrmOpenIfLockedByMe
+ *		Relation relid's relcache entry (RelationClose it) if this backend
+ *		holds exactly lockmode on it, else NULL.
+ */
+Relation
+SrmOpenIfLockedByMe(Oid relid, LOCKMODE lockmode)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	if (!SrmLockHeldByMe(&tag, lockmode))
+		return NULL;
+	return RelationIdGetRelation(relid);
+}
+
+/*
+ * swap_ambuild
+ *		Make SrmBtBuild the ambuild of an open btree index's relcache entry.
+ */
+static void
+swap_ambuild(Relation index)
+{
+	IndexAmRoutine *routine;
+
+	if (index->rd_rel->relkind != RELKIND_INDEX ||
+		index->rd_rel->relam != BTREE_AM_OID || index->rd_indam == NULL)
+		return;
+	if (index->rd_indam->ambuild != SrmBtBuild)
+	{
+		/*
+		 * A copy of the routine in the entry's own memory: 19's entries
+		 * point at the access method's read-only routine, shared by every
+		 * btree index.
+		 */
+		routine = MemoryContextAlloc(index->rd_indexcxt, sizeof(IndexAmRoutine));
+		memcpy(routine, index->rd_indam, sizeof(IndexAmRoutine));
+		routine->ambuild = SrmBtBuild;
+		index->rd_indam = routine;
+	}
+	remember_oid(&arm_swapped, RelationGetRelid(index));
+}
+
+/*
+ * srm_relcache_callback
+ *		Swap ambuild into an armed statement's btree index just before its
+ *		build; see the file header for why the entry is open here.
+ */
+static void
+srm_relcache_callback(Datum arg, Oid relid)
+{
+	Relation	index;
+
+	if (arm_kinds == 0 || !OidIsValid(relid) ||
+		!IsTransactionState() || list_member_oid(arm_started, relid))
+		return;
+	if ((arm_kinds & SRM_ARM_CREATE) && list_member_oid(arm_created, relid))
+	{
+		/* only the first call: the one from index_create, entry open */
+		arm_created = list_delete_oid(arm_created, relid);
+		index = RelationIdGetRelation(relid);
+	}
+	else
+	{
+		if (!(arm_kinds & SRM_ARM_REINDEX) || !ReindexIsProcessingIndex(relid))
+			return;
+		index = SrmOpenIfLockedByMe(relid, AccessExclusiveLock);
+	}
+	if (index == NULL)
+		return;
+	swap_ambuild(index);
+	RelationClose(index);
+}
+
+/*
+ * swap_concurrent
+ *		CONCURRENTLY: called while PostgreSQL plans the workers of a build
+ *		on table heapOid.  Swap ambuild into the index of this statement
+ *		being built there: one it created, locked RowExclusiveLock, open in
+ *		PostgreSQL's hands and not yet ready for inserts.
+ */
+static void
+swap_concurrent(Oid heapOid)
+{
+	ListCell   *lc;
+
+	foreach(lc, arm_concurrent)
+	{
+		Oid			oid = lfirst_oid(lc);
+		Relation	index;
+
+		if (list_member_oid(arm_started, oid) ||
+			IndexGetRelation(oid, true) != heapOid ||
+			(index = SrmOpenIfLockedByMe(oid, RowExclusiveLock)) == NULL)
+			continue;
+		if (index->rd_refcnt > 1 && index->rd_index != NULL &&
+			!index->rd_index->indisready)
+			swap_ambuild(index);
+		RelationClose(index);
+	}
+}
+
+/*
+ * planner_look
+ *		The planner's look at table relid.  Only the dummy plans PostgreSQL
+ *		makes for its own decisions (a Query without a jointree: the workers
+ *		of an index build, inhparent, and CLUSTER's choice of a sort)
+ *		matter here; see the file header.
+ */
+static void
+planner_look(PlannerInfo *root, Oid relid, bool inhparent)
+{
+	if (arm_kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
+		return;
+	if (inhparent && (arm_kinds & SRM_ARM_CONCURRENT))
+		swap_concurrent(relid);
+	else if (!inhparent && (arm_kinds & SRM_ARM_CLUSTER))
+		SrmClusterArm(relid);
+}
+
+#if PG_VERSION_NUM >= 190000
+/*
+ * srm_build_simple_rel
+ *		19's hook where get_relation_info_hook was: right after
+ *		get_relation_info, in build_simple_rel.
+ */
+static void
+srm_build_simple_rel(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
+{
+	if (prev_build_simple_rel)
+		prev_build_simple_rel(root, rel, rte);
+	if (rte->rtekind == RTE_RELATION)
+		planner_look(root, rte->relid, rte->inh);
+}
+#else
+/*
+ * srm_get_relation_info
+ *		The end of get_relation_info, in build_simple_rel.
+ */
+static void
+srm_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
+					  RelOptInfo *rel)
+{
+	if (prev_get_relation_info)
+		prev_get_relation_info(root, relationObjectId, inhparent, rel);
+	planner_look(root, relationObjectId, inhparent);
+}
+#endif
+
+/*
+ * SrmBuildClaim
+ *		Called by SrmBtBuild: may srmsort build this index?  True only for
+ *		an index swapped in the statement in progress, on a table Citus
+ *		does not manage; from now on the swap is not redone for it.
+ */
+bool
+SrmBuildClaim(Oid indexOid)
+{
+	if (arm_kinds == 0 || !list_member_oid(arm_swapped, indexOid))
+		return false;
+	remember_oid(&arm_started, indexOid);
+	return !SrmCitusOwnsRelation(IndexGetRelation(indexOid, true));
+}
+
+/*
+ * SrmClusterArmed
+ *		Does the statement in progress let srmsort sort CLUSTER's table?
+ */
+bool
+SrmClusterArmed(void)
+{
+	return (arm_kinds & SRM_ARM_CLUSTER) != 0;
+}

@@ -1,0 +1,1180 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorter.c
+ *	  The srmsort engine: its API and states, the memory budget, run
+ *	  formation and reading the result.
+ *
+ * A sort starts in memory.  If its input fits in the budget it is sorted
+ * there and nothing is written.  Otherwise it becomes external: the block
+ * size is chosen (the configured one, or a smaller one down to 16kB when
+ * that saves a merge pass for the expected input; 8kB when even a merge of
+ * two runs over one disk does not fit the budget in 16kB blocks), the
+ * workfile disks are opened, and every memory load is sorted and written
+ * as a run striped over the disks from a random start disk (SRM) or from
+ * disk 0 (DSM).
+ * At SrmSorterPerform the merges are planned (mergeplan.c, which only
+ * computes) and run (sortmerge.c, which shares the sorter's struct through
+ * sorter_int.h).
+ *
+ * The states, and what moves a sort between them (only this file does):
+ *
+ *	 SS_INITIAL ------ first run due (go_external) -----> SS_BUILDRUNS
+ *		 |													|
+ *		 | Perform: sort in memory		Perform: last run, intermediate
+ *		 v										   merges   |
+ *	 SS_SORTEDINMEM					  +---------------------+
+ *									  | random access		| otherwise
+ *									  v						v
+ *							   SS_SORTEDONDISK		   SS_FINALMERGE
+ *							   (one run, scanned)	   (streams the result)
+ *
+ * A parallel build (pbuild.c) adds a state and two edges: a participant,
+ * loaded as above, is finished, and the merging sorter takes the
+ * participants' runs over before its Perform:
+ *
+ *	 SS_INITIAL or SS_BUILDRUNS -- FinishRuns --> SS_RUNSFINISHED (ExportRuns)
+ *	 SS_INITIAL -- AdoptRuns, first runs (go_external) --> SS_BUILDRUNS
+ *
+ * Every entry point checks the state in a switch whose default is an
+ * internal error (INVALID_STATE), as tuplesort's do; sorter.h says which
+ * call is legal when.
+ *
+ * Memory: everything lives in the sorter's context, a child of the context
+ * current at Begin.  A reset callback on the context drains in-flight I/O
+ * and closes the workfiles' kernel fds when the context goes away without
+ * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
+ * owner deletes the files themselves.
+ *
+ * Memory accounting.  What counts against the budget (mem_used) is:
+ *	 - the memory load: its arena chunks and tuple array (runs.c);
+ *	 - the block buffers runs are written through, B + SRM_BUF_SLACK bytes
+ *	   each, and the page caches of the run being written if runs are paged;
+ *	 - the runs' bookkeeping in memory (block references, forecast entries,
+ *	   run headers) up to its share of the budget (SrmMetaCharged);
+ *	 - while a merge or a scan runs, its buffers and its inputs' page caches
+ *	   (SrmMergeMemory, SrmScanMemory; sortmerge.c notes them through
+ *	   SrmSorterNoteMem).
+ * Bookkeeping past its share is held beyond the budget: early merges
+ * (mergeplan.c plans them, sortmerge.c runs them) bring it back.  The
+ * memory peak shown by EXPLAIN (note_mem) is the charged memory plus that
+ * excess.  The sorter's own small structures, the keys and a merge's tree
+ * of runs are not counted.  The merge planner sizes everything from the
+ * same rules (mergeplan.h).
+ *
+ * IDENTIFICATION
+ *	  src/engine/sorter.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/buffile.h"
+#include "utils/memutils.h"
+
+#include "base/settings.h"
+#include "base/shmem.h"
+#include "engine/sorter_int.h"
+#include "merge/merge.h"
+#include "merge/mergeplan.h"
+#include "runs/runexport.h"
+#include "runs/runs.h"
+#include "runs/scan.h"
+#include "runs/writering.h"
+
+/* in-memory results: tuples fetched this far ahead of the reader */
+#define SRM_FETCH_AHEAD 32
+
+static const char *const state_names[] = {
+	"initial", "build runs", "runs finished", "sorted in memory",
+	"sorted on disk", "final merge"
+};
+
+/* an entry point called in a state that does not allow it */
+#define INVALID_STATE(s, call) \
+	elog(ERROR, "srmsort: invalid sorter state \"%s\" for %s", \
+		 (unsigned) (s)->state < lengthof(state_names) ? \
+		 state_names[(s)->state] : "?", (call))
+StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
+				 "a name for every sorter state");
+
+static void sorter_reset_callback(void *arg);
+
+/* The part of the runs' bookkeeping charged to the budget. */
+static inline Size
+meta_charged(SrmSorter *s)
+{
+	return SrmMetaCharged(s->budget, s->runs_meta_bytes);
+}
+
+/*
+ * mem_used
+ *		Bytes charged to the budget right now.
+ */
+static Size
+mem_used(SrmSorter *s)
+{
+	Size		used = SrmMemLoadBytes(&s->load);
+
+	used += (Size) s->wring.nbufs * (s->block_size + SRM_BUF_SLACK);
+	/* the page caches of the run being written */
+	if (s->wring.nbufs > 0)
+		used += SrmRunOpenBytes(s->ts);
+	return used + meta_charged(s);
+}
+
+/*
+ * note_mem
+ *		Record the memory peak: used (charged) plus the uncharged
+ *		bookkeeping.
+ */
+static void
+note_mem(SrmSorter *s, Size used)
+{
+	used += s->runs_meta_bytes - meta_charged(s);
+	if (used > s->mem_peak)
+		s->mem_peak = used;
+}
+
+/*
+ * SrmSorterNoteMem
+ *		Record the memory peak while a merge or a scan (sortmerge.c) holds
+ *		beside bytes of buffers and page caches on top of mem_used.
+ */
+void
+SrmSorterNoteMem(SrmSorter *s, Size beside)
+{
+	note_mem(s, mem_used(s) + beside);
+}
+
+/*
+ * sorter_create
+ *		Common part of the Begin functions: the sorter's context and state.
+ */
+static SrmSorter *
+sorter_create(int workMemKB, double estInputBytes, int flags)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "srmsort",
+											  ALLOCSET_DEFAULT_SIZES);
+	SrmSorter  *s = MemoryContextAllocZero(cxt, sizeof(SrmSorter));
+
+	s->cxt = cxt;
+	s->flags = flags;
+	s->budget = (Size) Max(workMemKB, 64) * 1024;
+	s->est_input = estInputBytes;
+	s->state = SS_INITIAL;
+	s->dsm = (srmsort_merge_strategy == SRM_MERGE_DSM);
+	s->cb.func = sorter_reset_callback;
+	s->cb.arg = s;
+	MemoryContextRegisterResetCallback(cxt, &s->cb);
+	return s;
+}
+
+/*
+ * SrmSorterBeginHeap
+ *		A sort of tuples of tupdesc; see sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginHeap(TupleDesc tupdesc, int nkeys, AttrNumber *attNums,
+				   Oid *sortOperators, Oid *sortCollations,
+				   bool *nullsFirstFlags, int workMemKB,
+				   double estInputBytes, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, estInputBytes, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->keys = SrmKeysMakeHeap(tupdesc, nkeys, attNums, sortOperators,
+							  sortCollations, nullsFirstFlags);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/*
+ * SrmSorterBeginIndex
+ *		A sort of btree index tuples of indexRel; see sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginIndex(Relation heapRel, Relation indexRel, int workMemKB,
+					double estRows, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, 0, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->est_rows = estRows;
+	s->keys = SrmKeysMakeIndex(indexRel);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/*
+ * SrmSorterBeginIndexOrder
+ *		A sort of tuples of tupdesc in the order of a btree index; see
+ *		sorter.h.
+ */
+SrmSorter *
+SrmSorterBeginIndexOrder(TupleDesc tupdesc, Relation indexRel, int workMemKB,
+						 double estInputBytes, int flags)
+{
+	SrmSorter  *s = sorter_create(workMemKB, estInputBytes, flags);
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->keys = SrmKeysMakeIndexOrder(indexRel, tupdesc);
+	SrmMemLoadInit(&s->load, s->keys, s->budget);
+	MemoryContextSwitchTo(old);
+	return s;
+}
+
+/* ---------- external sort set-up ---------- */
+
+/*
+ * SrmSorterPlanLimits
+ *		See sorter.h; the settings as they are now.
+ */
+SrmPlanLimits
+SrmSorterPlanLimits(void)
+{
+	SrmPlanLimits limits = {
+		.max_disks = SRM_MAX_DISKS,
+		.max_block = srmsort_block_size * 1024,
+		.max_order = srmsort_max_merge_order,
+		.block_meta = sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)
+	};
+
+	return limits;
+}
+
+/*
+ * shared_disks
+ *		The disk set of a participant of a parallel build.
+ */
+static SrmDiskSet *
+shared_disks(SrmSorter *s)
+{
+	SrmSorterShare *sh = s->share;
+
+	return SrmDiskSetOpenShared(sh->disks, sh->myfile, sh->first_disk,
+								sh->ndisks > 0 ? sh->ndisks : sh->disks->ndisks,
+								sh->peer_first, sh->npeers);
+}
+
+/*
+ * expected_bytes
+ *		What the sort's runs will hold, by the planner's estimate of its
+ *		rows (or input bytes) and the first load's bytes per tuple; 0 if
+ *		there is no estimate.
+ */
+static double
+expected_bytes(SrmSorter *s)
+{
+	double		avglen = s->load.ntuples > 0 ?
+		(double) s->input_bytes / s->load.ntuples : 64.0;
+	double		rows = s->est_rows > 0 ? s->est_rows :
+		s->est_input / (avglen + 8.0);
+
+	return Max(rows, 0) * avglen;
+}
+
+/*
+ * go_external
+ *		The first run is due: open the disks, choose the block size for
+ *		them, make the tape set and allocate the 2D write buffers.
+ */
+static void
+go_external(SrmSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	SrmDiskSet *disks;
+	Oid			spcs[SRM_MAX_DISKS];
+	int			maxdisks;
+	int			min_block;
+	int			i;
+
+	maxdisks = SrmPlanDisks(SrmSorterPlanLimits(), s->budget, s->dsm,
+							&min_block);
+	SrmRecFormatInit(&s->fmt, s->keys);
+	disks = s->share ? shared_disks(s) :
+		SrmDiskSetOpen(maxdisks, expected_bytes(s));
+	s->block_size = s->share ? s->share->block_size :
+		SrmPlanBlockSize(SrmSorterPlanLimits(), s->budget, s->dsm,
+						 SrmTapeWidthFor(disks, maxdisks), min_block,
+						 s->est_rows, s->est_input,
+						 (double) s->load.ntuples,
+						 (double) s->input_bytes);
+
+	/*
+	 * A participant of a parallel build writes its runs to its range of
+	 * the shared disks only.
+	 */
+	s->ts = SrmTapeSetCreate(disks, maxdisks, s->block_size,
+							 s->share ? s->share->first_disk : 0,
+							 s->share ? s->share->ndisks : 0, &s->fmt);
+	for (i = 0; i < disks->ndisks; i++)
+		spcs[i] = disks->disks[i].spcOid;
+	SrmJobBegin(spcs, disks->ndisks, disks->partno);
+	s->job = true;
+
+	/*
+	 * Two periods of the stripe of new runs in flight: for a participant
+	 * that of its range, as SrmPlanParallelBlockSize plans its loads, not
+	 * that of all the disks.
+	 */
+	i = SrmTapeStripeFor(s->ts, s->ts->run_first, s->ts->run_ndisks);
+	SrmWriteRingAlloc(&s->wring, s->ts, 2 * s->ts->stripes[i].width, false,
+					  s->cxt);
+	s->maxruns = 64;
+	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
+	s->state = SS_BUILDRUNS;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * SrmSorterNewRun
+ *		An empty run on a random start disk (SRM) or disk 0 (DSM).  expect
+ *		is the bookkeeping it will probably need: if that would take the
+ *		bookkeeping in memory past its share, runs are paged from now on.
+ */
+SrmRun *
+SrmSorterNewRun(SrmSorter *s, Size expect)
+{
+	if (!s->ts->page_meta &&
+		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
+		SrmTapePageMeta(s->ts);
+	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomStart(s->ts));
+}
+
+/*
+ * SrmSorterAddRun
+ *		Append a finished run to the sort's list of runs.
+ */
+void
+SrmSorterAddRun(SrmSorter *s, SrmRun *run)
+{
+	if (s->nruns >= s->maxruns)
+	{
+		s->maxruns *= 2;
+		s->runs = repalloc(s->runs, s->maxruns * sizeof(SrmRun *));
+	}
+	s->runs[s->nruns++] = run;
+	/* a running total: summing over thousands of runs at every check would
+	 * be quadratic in the runs */
+	s->runs_meta_bytes += run->meta_bytes;
+}
+
+/*
+ * start_write_behind
+ *		After the first run with direct I/O: from now on the write buffers
+ *		take a share of the budget and runs end with their writes in
+ *		flight (writering.c).  The load gives back its memory first; the
+ *		caller sizes the next one beside the new buffers.
+ */
+static void
+start_write_behind(SrmSorter *s)
+{
+	int			n = SrmWriteBehindBuffers(s->budget, s->block_size,
+										  s->wring.nbufs);
+
+	s->wring.behind = true;
+	if (n == 0)
+		return;
+	SrmMemLoadRelease(&s->load);
+	SrmWriteRingFree(&s->wring, s->ts);
+	SrmWriteRingAlloc(&s->wring, s->ts, n, true, s->cxt);
+}
+
+/*
+ * load_continues_run
+ *		Does the sorted load come after the open run's last tuple, so that
+ *		it can be written as more of that run?  Input that arrives in order
+ *		(an index rebuilt after CLUSTER, a key that grows with the table)
+ *		then makes one run, whose merge is a plain read, instead of one run
+ *		per load.
+ */
+static bool
+load_continues_run(SrmSorter *s)
+{
+	SrmTuple	first;
+
+	if (s->open_run == NULL || s->load.ntuples == 0)
+		return false;
+	/* datum1 may be abbreviated: compare full keys */
+	first = s->load.tuples[0];
+	SrmKeysSetDatum1(s->keys, &first, false);
+	return SrmCompareFull(&s->open_last, &first, s->keys) <= 0;
+}
+
+/*
+ * remember_last
+ *		Keep a copy of the load's last tuple, the open run's last, for
+ *		load_continues_run.
+ */
+static void
+remember_last(SrmSorter *s)
+{
+	SrmTuple   *t = &s->load.tuples[s->load.ntuples - 1];
+	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
+
+	if (t->len > s->open_last_size)
+	{
+		if (s->open_last.tuple != NULL)
+			pfree(s->open_last.tuple);
+		s->open_last_size = Max(t->len, 2 * s->open_last_size);
+		s->open_last.tuple = MemoryContextAlloc(s->cxt, s->open_last_size);
+	}
+	/* the arena does not keep a heap tuple's first bytes: its length */
+	memcpy((char *) s->open_last.tuple + skip, (char *) t->tuple + skip,
+		   t->len - skip);
+	if (skip > 0)
+		((MinimalTuple) s->open_last.tuple)->t_len = t->len;
+	s->open_last.len = t->len;
+	SrmKeysSetDatum1(s->keys, &s->open_last, false);
+}
+
+/*
+ * end_run
+ *		The open run is complete: add it to the sort's runs.
+ */
+static void
+end_run(SrmSorter *s)
+{
+	SrmRun	   *run = s->open_run;
+
+	if (run == NULL)
+		return;
+	SrmWriteRingEnd(&s->wring, s->open_writer);
+	s->open_run = NULL;
+	s->open_writer = NULL;
+	SrmSorterAddRun(s, run);
+	s->nruns_initial++;
+	SrmJobAddRun(run->nbytes);
+}
+
+/*
+ * keep_run_open
+ *		May the run just written stay open for the next load?  Not for the
+ *		last load, not while direct I/O's write-behind is still to start
+ *		(it replaces the buffers the writer holds), not when early merges
+ *		are due, and not when the run's bookkeeping would outgrow the share
+ *		of the budget resident bookkeeping may take.
+ */
+static bool
+keep_run_open(SrmSorter *s, bool last)
+{
+	if (last)
+		return false;
+	if (s->ts->disks->direct_io && !s->wring.behind)
+		return false;
+	if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE)
+		return false;
+	return s->ts->page_meta ||
+		s->runs_meta_bytes + 2 * s->open_run->meta_bytes <=
+		s->budget / SRM_META_RESIDENT_SHARE;
+}
+
+/*
+ * dump_run
+ *		Sort the memory load and write it as a run, or as more of the open
+ *		run if it continues it; last: no more loads follow.
+ */
+static void
+dump_run(SrmSorter *s, bool last)
+{
+	MemoryContext old;
+	double		avglen;
+	Size		other;
+
+	if (s->state == SS_INITIAL)
+		go_external(s);
+	if (s->load.ntuples == 0)
+	{
+		if (last)
+			end_run(s);
+		return;
+	}
+
+	old = MemoryContextSwitchTo(s->cxt);
+	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
+	SrmMemLoadSort(&s->load);
+	if (!load_continues_run(s))
+	{
+		end_run(s);
+		/* a run's bookkeeping: about the last one's */
+		s->open_run = SrmSorterNewRun(s, s->nruns > 0 ?
+									  s->runs[s->nruns - 1]->meta_bytes : 0);
+		s->open_writer = SrmWriteRingBegin(&s->wring, s->ts, s->open_run);
+	}
+	SrmMemLoadWriteRun(&s->load, s->open_writer);
+	if (keep_run_open(s, last))
+		remember_last(s);
+	else
+		end_run(s);
+	SrmMemLoadReset(&s->load);
+	if (s->open_run == NULL)
+	{
+		if (s->ts->disks->direct_io && !s->wring.behind)
+			start_write_behind(s);
+		if (s->runs_meta_bytes > s->budget / SRM_META_CHARGED_SHARE &&
+			!s->no_early_merge)
+		{
+			/* the load's memory goes to the early merges' buffers */
+			SrmMemLoadRelease(&s->load);
+			s->no_early_merge = !SrmSorterMergeEarly(s);
+		}
+	}
+	/* the next run: array and arena share what the rest leaves */
+	other = mem_used(s) - SrmMemLoadBytes(&s->load);
+	if (other < s->budget || s->load.tuples == NULL)
+		SrmMemLoadFit(&s->load, other < s->budget ? s->budget - other : 0,
+					  avglen);
+	/* the arena chunks kept for the next run fit beside its array */
+	other = mem_used(s);
+	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- input ---------- */
+
+/* Tuples may be put only while the sort is loading. */
+static inline void
+check_loading(SrmSorter *s, const char *call)
+{
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, call);
+	}
+}
+
+/*
+ * make_room
+ *		Before adding a tuple of len bytes: grow the tuple array or write a
+ *		run if the budget is full.
+ */
+static void
+make_room(SrmSorter *s, Size len)
+{
+	SrmMemLoad *load = &s->load;
+	Size		space = SrmMemLoadSpace(load, len);
+
+	if (load->ntuples >= load->maxtuples &&
+		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
+		dump_run(s, false);
+	if (space > load->arena_left)
+	{
+		/* a new arena chunk: smaller than usual if that is what is left */
+		Size		used = mem_used(s);
+
+		if (!SrmMemLoadChunkFits(load, space,
+								 used < s->budget ? s->budget - used : 0))
+			dump_run(s, false);
+	}
+}
+
+/*
+ * added
+ *		Bookkeeping after a tuple of len bytes at copy joined the load.
+ */
+static void
+added(SrmSorter *s, void *copy, Size len)
+{
+	SrmMemLoad *load = &s->load;
+
+	SrmMemLoadAdd(load, copy, len);
+	if (s->state == SS_INITIAL)
+		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
+	s->tuples++;
+	s->input_bytes += len;
+	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
+		note_mem(s, mem_used(s));
+}
+
+/*
+ * put_tuple
+ *		Copy a tuple of len bytes into the load (a heap tuple without the
+ *		bytes the arena does not keep).
+ */
+static void
+put_tuple(SrmSorter *s, const void *tuple, Size len)
+{
+	char	   *copy;
+	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
+
+	make_room(s, len);
+	copy = SrmMemLoadAlloc(&s->load, len);
+	memcpy(copy + skip, (const char *) tuple + skip, len - skip);
+	added(s, copy, len);
+}
+
+/*
+ * SrmSorterPutSlot
+ *		Copy the slot's tuple into the sort, as a MinimalTuple formed
+ *		directly in the load's arena where the slot type allows it.
+ */
+void
+SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
+{
+	check_loading(s, "SrmSorterPutSlot");
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		bool		shouldFree;
+		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+		Size		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+		MinimalTuple mt;
+
+		make_room(s, len);
+		mt = SrmMemLoadAlloc(&s->load, len);
+		SrmRecCopy((char *) mt + SRM_ARENA_SKIP,
+				   (char *) htup->t_data + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
+				   len - SRM_ARENA_SKIP);
+		if (shouldFree)
+			heap_freetuple(htup);
+		added(s, mt, len);
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+	{
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+		bool		hasnull = false;
+		Size		hoff,
+					data_len,
+					len;
+		MinimalTuple mt;
+		int			i;
+
+		slot_getallattrs(slot);
+		for (i = 0; i < desc->natts; i++)
+			hasnull |= slot->tts_isnull[i];
+		hoff = SizeofMinimalTupleHeader;
+		if (hasnull)
+			hoff += BITMAPLEN(desc->natts);
+		hoff = MAXALIGN(hoff);
+		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+		len = hoff + data_len;
+
+		make_room(s, len);
+		mt = SrmMemLoadAlloc(&s->load, len);
+		/* alignment padding must be zero: deforming tells pad from data by it */
+		memset((char *) mt + SRM_ARENA_SKIP, 0, len - SRM_ARENA_SKIP);
+		HeapTupleHeaderSetNatts(mt, desc->natts);
+		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+						(char *) mt + hoff, data_len, &mt->t_infomask,
+						hasnull ? mt->t_bits : NULL);
+		added(s, mt, len);
+	}
+	else
+	{
+		bool		shouldFree;
+		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+
+		put_tuple(s, mt, mt->t_len);
+		if (shouldFree)
+			pfree(mt);
+	}
+}
+
+/*
+ * SrmSorterPutIndexValues
+ *		Form an index tuple pointing at heap TID self and add it to the sort.
+ */
+void
+SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
+						Datum *values, bool *isnull)
+{
+	TupleDesc	desc = RelationGetDescr(indexRel);
+	Size		data_size;
+	Size		len;
+	IndexTuple	itup;
+
+	check_loading(s, "SrmSorterPutIndexValues");
+	len = SrmIndexTupleSize(&s->load, values, isnull, &data_size);
+	if (len > 0)
+	{
+		/* formed in the arena: no palloc, no copy */
+		make_room(s, len);
+		itup = SrmMemLoadAlloc(&s->load, len);
+		SrmIndexTupleFill(&s->load, values, isnull, len, data_size, (char *) itup);
+		itup->t_tid = *self;
+		added(s, itup, len);
+		return;
+	}
+	itup = index_form_tuple(desc, values, isnull);
+	itup->t_tid = *self;
+	put_tuple(s, itup, IndexTupleSize(itup));
+	pfree(itup);
+}
+
+/* ---------- sorting and merging ---------- */
+
+/*
+ * SrmSorterPerform
+ *		All input is in: sort in memory, or write the last run and merge.
+ */
+void
+SrmSorterPerform(SrmSorter *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->current = 0;
+	s->eof_reached = false;
+	s->markpos = 0;
+	s->markpos_eof = false;
+	switch (s->state)
+	{
+		case SS_INITIAL:
+			SrmMemLoadSort(&s->load);
+			s->state = SS_SORTEDINMEM;
+			break;
+		case SS_BUILDRUNS:
+			dump_run(s, true);
+			SrmMemLoadRelease(&s->load);
+			SrmSorterRunMerges(s);
+			s->state = s->scan != NULL ? SS_SORTEDONDISK : SS_FINALMERGE;
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterPerform");
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- parallel builds ---------- */
+
+/* What SrmSorterExportRuns writes before the runs. */
+typedef struct SrmExportHeader
+{
+	int64		nruns;
+	int64		tuples;
+	int64		input_bytes;
+} SrmExportHeader;
+
+/*
+ * SrmSorterUseShared
+ *		See sorter.h.
+ */
+void
+SrmSorterUseShared(SrmSorter *s, const SrmSorterShare *share)
+{
+	switch (s->state)
+	{
+		case SS_INITIAL:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterUseShared");
+	}
+	if (s->tuples > 0 || s->share != NULL)
+		elog(ERROR, "srmsort: SrmSorterUseShared twice or after the first tuple");
+	s->share = MemoryContextAlloc(s->cxt, sizeof(SrmSorterShare));
+	*s->share = *share;
+}
+
+/*
+ * SrmSorterFinishRuns
+ *		A participant's input is in: write the load as the last run (the
+ *		first, if nothing spilled yet).
+ */
+void
+SrmSorterFinishRuns(SrmSorter *s)
+{
+	MemoryContext old;
+
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterFinishRuns");
+	}
+	if (s->share == NULL)
+		elog(ERROR, "srmsort: SrmSorterFinishRuns without SrmSorterUseShared");
+	old = MemoryContextSwitchTo(s->cxt);
+	if (s->state == SS_BUILDRUNS || s->load.ntuples > 0)
+		dump_run(s, true);
+	/* the runs are read by another process next */
+	if (s->ts != NULL)
+		SrmWriteRingWait(&s->wring, s->ts);
+	s->state = SS_RUNSFINISHED;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * SrmSorterExportRuns
+ *		Describe the finished runs in f; returns how many.
+ */
+int64
+SrmSorterExportRuns(SrmSorter *s, BufFile *f)
+{
+	SrmExportHeader h;
+	int			i;
+
+	switch (s->state)
+	{
+		case SS_RUNSFINISHED:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterExportRuns");
+	}
+	h.nruns = s->nruns;
+	h.tuples = s->tuples;
+	h.input_bytes = s->input_bytes;
+	BufFileWrite(f, &h, sizeof(h));
+	for (i = 0; i < h.nruns; i++)
+		SrmRunExport(s->ts, s->runs[i], f);
+	return h.nruns;
+}
+
+/*
+ * SrmSorterAdoptRuns
+ *		Take over the runs one participant described in f; returns how many.
+ */
+int64
+SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
+{
+	MemoryContext old;
+	SrmExportHeader h;
+	int64		i;
+
+	switch (s->state)
+	{
+		case SS_INITIAL:
+		case SS_BUILDRUNS:
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterAdoptRuns");
+	}
+	if (s->share == NULL || s->load.ntuples > 0)
+		elog(ERROR, "srmsort: SrmSorterAdoptRuns needs SrmSorterUseShared and no tuples of its own");
+	SrmRunListRead(f, &h, sizeof(h));
+	s->tuples += h.tuples;
+	s->input_bytes += h.input_bytes;
+	if (h.nruns == 0)
+		return 0;
+
+	old = MemoryContextSwitchTo(s->cxt);
+	if (s->state == SS_INITIAL)
+		go_external(s);
+	end_run(s);
+	for (i = 0; i < h.nruns; i++)
+	{
+		SrmRunExtent x;
+		SrmRun	   *run;
+
+		SrmRunImportExtent(f, &x);
+		run = SrmSorterNewRun(s, x.nblocks * sizeof(SrmBlockRef) +
+							  x.nforecast * sizeof(SrmForecastEntry));
+		SrmRunImport(s->ts, run, &x, f);
+		SrmSorterAddRun(s, run);
+		s->nruns_initial++;
+		SrmJobAddRun(run->nbytes);
+	}
+	note_mem(s, mem_used(s));
+	MemoryContextSwitchTo(old);
+	return h.nruns;
+}
+
+/* ---------- output ---------- */
+
+/*
+ * sorted_count / tuple_at
+ *		The result of a sort sorted in memory or on disk, by position.
+ */
+static int64
+sorted_count(SrmSorter *s)
+{
+	return s->state == SS_SORTEDINMEM ? s->load.ntuples : SrmScanCount(s->scan);
+}
+
+static void *
+tuple_at(SrmSorter *s, int64 pos, bool forward)
+{
+	if (s->state == SS_SORTEDINMEM)
+	{
+		/*
+		 * Sorted tuples lie scattered over the arena: fetch a few ahead so
+		 * a long in-memory result is not one cache miss per tuple.
+		 */
+		if (forward && pos + SRM_FETCH_AHEAD < s->load.ntuples)
+			__builtin_prefetch(s->load.tuples[pos + SRM_FETCH_AHEAD].tuple);
+		return SrmMemLoadGet(&s->load, pos);
+	}
+	return SrmScanGet(s->scan, pos, forward);
+}
+
+/*
+ * next_tuple
+ *		The next tuple in the given direction, or NULL.  Positions behave
+ *		exactly as tuplesort's: "current" is the next tuple forward, and a
+ *		backward fetch after the end returns the last tuple.  Inline: the
+ *		final merge hands out every row through it.  call is the entry
+ *		point, for the error of a sort not performed.
+ */
+static pg_attribute_always_inline void *
+next_tuple(SrmSorter *s, bool forward, const char *call)
+{
+	SrmTuple	t;
+
+	switch (s->state)
+	{
+		case SS_FINALMERGE:
+			if (!forward)
+				elog(ERROR, "srmsort: backward fetch needs random access");
+			if (SrmMergeNext(s->merge, &t))
+				return t.tuple;
+			s->eof_reached = true;
+			return NULL;
+		case SS_SORTEDINMEM:
+		case SS_SORTEDONDISK:
+			break;
+		default:
+			INVALID_STATE(s, call);
+	}
+
+	if (forward)
+	{
+		if (s->current < sorted_count(s))
+			return tuple_at(s, s->current++, true);
+		s->eof_reached = true;
+		return NULL;
+	}
+	if (!(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: backward fetch needs random access");
+	if (s->current <= 0)
+		return NULL;
+	if (s->eof_reached)
+		s->eof_reached = false;
+	else
+	{
+		s->current--;			/* the tuple returned last */
+		if (s->current <= 0)
+			return NULL;
+	}
+	return tuple_at(s, s->current - 1, false);
+}
+
+/*
+ * SrmSorterGetSlot
+ *		Store the next tuple in slot; false at the end.
+ */
+bool
+SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
+{
+	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
+
+	if (tuple == NULL)
+	{
+		ExecClearTuple(slot);
+		return false;
+	}
+	ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
+	return true;
+}
+
+/*
+ * SrmSorterGetIndexTuple
+ *		The next index tuple, or NULL at the end.
+ */
+IndexTuple
+SrmSorterGetIndexTuple(SrmSorter *s)
+{
+	return (IndexTuple) next_tuple(s, true, "SrmSorterGetIndexTuple");
+}
+
+/*
+ * check_random_access
+ *		Rescan, mark and restore need a performed sort whose result can be
+ *		re-read.
+ */
+static void
+check_random_access(SrmSorter *s, const char *call)
+{
+	switch (s->state)
+	{
+		case SS_SORTEDINMEM:
+		case SS_SORTEDONDISK:
+			break;
+		default:
+			INVALID_STATE(s, call);
+	}
+	if (!(s->flags & SRM_SORT_RANDOMACCESS))
+		elog(ERROR, "srmsort: %s needs a random-access sort", call);
+}
+
+/*
+ * SrmSorterRescan
+ *		Start reading the result from the beginning again.
+ */
+void
+SrmSorterRescan(SrmSorter *s)
+{
+	check_random_access(s, "SrmSorterRescan");
+	s->current = 0;
+	s->eof_reached = false;
+	s->markpos = 0;
+	s->markpos_eof = false;
+}
+
+/*
+ * SrmSorterMarkPos
+ *		Remember the current read position.
+ */
+void
+SrmSorterMarkPos(SrmSorter *s)
+{
+	check_random_access(s, "SrmSorterMarkPos");
+	s->markpos = s->current;
+	s->markpos_eof = s->eof_reached;
+}
+
+/*
+ * SrmSorterRestorePos
+ *		Go back to the position remembered by SrmSorterMarkPos.
+ */
+void
+SrmSorterRestorePos(SrmSorter *s)
+{
+	check_random_access(s, "SrmSorterRestorePos");
+	s->current = s->markpos;
+	s->eof_reached = s->markpos_eof;
+}
+
+/* ---------- statistics and end ---------- */
+
+/*
+ * SrmSorterGetStats
+ *		The facts of the sort so far.
+ */
+void
+SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
+{
+	memset(st, 0, sizeof(SrmSortStats));
+	switch (s->state)
+	{
+		case SS_INITIAL:
+			st->method = SRM_METHOD_STILL_RUNNING;
+			break;
+		case SS_BUILDRUNS:
+		case SS_RUNSFINISHED:
+			st->method = s->share != NULL && s->ts != NULL ?
+				SRM_METHOD_PARTICIPANT_RUNS : SRM_METHOD_STILL_RUNNING;
+			break;
+		case SS_SORTEDINMEM:
+			st->method = s->keys->norm != SRM_NORM_NONE ?
+				SRM_METHOD_RADIX : SRM_METHOD_QUICKSORT;
+			break;
+		case SS_SORTEDONDISK:
+			st->method = s->dsm ? SRM_METHOD_DSM_MATERIALIZED :
+				SRM_METHOD_SRM_MATERIALIZED;
+			break;
+		case SS_FINALMERGE:
+			st->method = s->dsm ? SRM_METHOD_DSM : SRM_METHOD_SRM;
+			break;
+		default:
+			INVALID_STATE(s, "SrmSorterGetStats");
+	}
+	st->tuples = s->tuples;
+	st->input_bytes = s->input_bytes;
+	st->mem_peak = s->mem_peak;
+	st->mem_budget = s->budget;
+	if (s->ts != NULL)
+		st->meta_paged = SrmTapeMetaBytes(s->ts);
+	st->runs = s->nruns_initial;
+	st->merge_order = s->merge_order;
+	st->passes = s->passes;
+	st->parallel_reads = s->counters.parallel_reads;
+	st->flushes = s->counters.flushes;
+	st->stalls = s->counters.stalls;
+	if (s->ts != NULL)
+	{
+		int			i;
+		int			len = 0;
+
+		st->ndisks = s->ts->ndisks;
+		st->disks_left_out = s->ts->disks->nleftout;
+		st->block_size = s->block_size;
+		st->blocks_read = s->ts->blocks_read;
+		st->blocks_written = s->ts->blocks_written;
+		st->temp_read = s->ts->blocks_read * s->block_size;
+		st->temp_written = s->ts->blocks_written * s->block_size;
+		st->temp_peak = s->ts->peak_slots_in_use * s->block_size;
+		st->io_wait_ms = s->ts->io->wait_ms;
+		if (s->counters.blocks_consumed > 0)
+			st->nu = (double) s->counters.parallel_reads /
+				((double) s->counters.blocks_consumed / SrmTapeWidth(s->ts));
+		st->direct_io = s->ts->disks->direct_io;
+		st->stripe_width = SrmTapeWidth(s->ts);
+		st->weight_source = s->ts->disks->weight_source;
+		StaticAssertStmt(SRM_STATS_DISKS == SRM_MAX_DISKS, "one entry per disk");
+		for (i = 0; i < s->ts->ndisks; i++)
+		{
+			st->disk[i].bytes_read = s->ts->use[i].bytes[0];
+			st->disk[i].bytes_written = s->ts->use[i].bytes[1];
+			st->disk[i].busy_ms = s->ts->use[i].busy_ms[2];
+			st->disk[i].share = SrmTapeShare(s->ts, i);
+			if (len < (int) sizeof(st->disk_names) - 1)
+				len += snprintf(st->disk_names + len, sizeof(st->disk_names) - len,
+								"%s%s", i > 0 ? ", " : "",
+								s->ts->disks->disks[i].spcname);
+		}
+	}
+}
+
+/*
+ * trace_stats
+ *		Log the facts of the sort (srmsort.trace).
+ */
+static void
+trace_stats(SrmSorter *s)
+{
+	SrmSortStats st;
+
+	SrmSorterGetStats(s, &st);
+	ereport(LOG,
+			(errmsg_plural("srmsort: sorted %lld tuple", "srmsort: sorted %lld tuples",
+						   (unsigned long) st.tuples, (long long) st.tuples),
+			 errdetail_internal("%s.", SrmSortStatsText(&st))));
+}
+
+/*
+ * sorter_reset_callback
+ *		The sorter's memory is going away without SrmSorterEnd (an error):
+ *		drain I/O into its buffers and close the workfiles' kernel fds.
+ */
+static void
+sorter_reset_callback(void *arg)
+{
+	SrmSorter  *s = (SrmSorter *) arg;
+
+	if (s->ended)
+		return;
+	s->ended = true;
+	if (s->job)
+		SrmJobEnd();
+	if (s->ts != NULL)
+		SrmTapeSetClose(s->ts, true);
+}
+
+/*
+ * SrmSorterEnd
+ *		Release everything the sort holds.
+ */
+void
+SrmSorterEnd(SrmSorter *s)
+{
+	if (srmsort_trace)
+		trace_stats(s);
+	if (s->merge != NULL)
+		SrmMergeEnd(s->merge);
+	if (s->scan != NULL)
+		SrmScanEnd(s->scan);
+	if (s->ts != NULL)
+		SrmTapeSetClose(s->ts, false);
+	if (s->job)
+		SrmJobEnd();
+	s->ended = true;
+	MemoryContextDelete(s->cxt);
+}

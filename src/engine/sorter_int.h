@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * sorter_int.h
+ *	  The sorter's insides, shared by the engine's two files: sorter.c (the
+ *	  API, the states, the memory budget, run formation, reading the
+ *	  result) and sortmerge.c (merging the runs down to the final merge).
+ *
+ * Nothing else includes it: to every other module a sorter is sorter.h's
+ * opaque handle.
+ *
+ * IDENTIFICATION
+ *	  src/engine/sorter_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_SORTER_INT_H
+#define SRM_SORTER_INT_H
+
+#include "engine/sorter.h"
+#include "merge/merge.h"
+#include "runs/runs.h"
+#include "runs/scan.h"
+#include "runs/writering.h"
+
+/* sorter.c's header comment draws the states; it alone moves between them */
+typedef enum SrmSorterState
+{
+	SS_INITIAL,					/* loading, everything still in memory */
+	SS_BUILDRUNS,				/* loading, runs being written */
+	SS_RUNSFINISHED,			/* parallel participant: runs to export */
+	SS_SORTEDINMEM,				/* sorted in memory */
+	SS_SORTEDONDISK,			/* sorted into one run, for random access */
+	SS_FINALMERGE				/* final merge streams the result */
+} SrmSorterState;
+
+struct SrmSorter
+{
+	MemoryContext cxt;
+	MemoryContextCallback cb;
+	bool		ended;
+	SrmKeys    *keys;
+	int			flags;
+	Size		budget;
+	double		est_input;
+	double		est_rows;		/* index sorts: the heap's estimated rows */
+	SrmSorterState state;
+	bool		dsm;
+	SrmMemLoad	load;
+	SrmRecFormat fmt;			/* records of runs */
+
+	/* external sorts */
+	SrmTapeSet *ts;
+	int			block_size;
+	SrmRun	  **runs;
+	int			nruns;
+	int			maxruns;
+	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
+									 * sum of their meta_bytes */
+	SrmWriteRing wring;			/* the buffers runs are written through */
+	SrmRun	   *open_run;		/* the run still open for loads in order */
+	SrmRunWriter *open_writer;
+	SrmTuple	open_last;		/* a copy of its last tuple, full datum1 */
+	Size		open_last_size; /* bytes allocated at open_last.tuple */
+	SrmMerge   *merge;
+	SrmScan    *scan;
+	SrmMergeCounters counters;
+	int			merge_order;
+	int			passes;
+	int64		nruns_initial;
+	bool		tight_memory;	/* not even the smallest merge fits */
+	bool		no_early_merge; /* early merges did not fit: never again */
+	bool		job;			/* registered in shared memory */
+	SrmSorterShare *share;		/* parallel builds: the shared disks */
+
+	/* reading, as tuplesort: next tuple forward, and whether at the end */
+	int64		current;
+	bool		eof_reached;
+	int64		markpos;
+	bool		markpos_eof;
+
+	/* statistics */
+	int64		tuples;
+	int64		input_bytes;
+	Size		mem_peak;
+};
+
+/* sorter.c: the runs and the budget, for the merges */
+extern SrmRun *SrmSorterNewRun(SrmSorter *s, Size expect);
+extern void SrmSorterAddRun(SrmSorter *s, SrmRun *run);
+extern void SrmSorterNoteMem(SrmSorter *s, Size beside);
+
+/* sortmerge.c */
+extern bool SrmSorterMergeEarly(SrmSorter *s);
+extern void SrmSorterRunMerges(SrmSorter *s);
+
+#endif							/* SRM_SORTER_INT_H */

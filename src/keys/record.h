@@ -1,0 +1,441 @@
+/*-------------------------------------------------------------------------
+ *
+ * record.h
+ *	  The compact record format of runs: a tuple as stored in a block.
+ *
+ * IDENTIFICATION
+ *	  src/keys/record.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_RECORD_H
+#define SRM_RECORD_H
+
+#include "keys/keys.h"
+
+/*
+ * What a sort's records look like, worked out once from its keys: whether
+ * they are heap or index tuples, whether they carry normalized first keys,
+ * and whether (and where) such a key can be re-derived from the tuple.
+ */
+typedef struct SrmRecFormat
+{
+	SrmKeys    *keys;
+	bool		heap;			/* MinimalTuples (else IndexTuples) */
+	bool		normalized;		/* records have a normalized first key */
+	bool		derive;			/* ... that the column usually gives back */
+	int			key_att;		/* first key's attribute, 0-based */
+	int			key_end;		/* data offset where the fixed-length
+								 * attributes before it end */
+	int			key_off;		/* its aligned data offset (fixed types) */
+	int16		key_len;		/* its attlen */
+	bool		key_byval;
+	char		key_align;
+	bool		fast_int;		/* key an integer column found at key_off
+								 * when the tuple has no NULLs */
+	bool		fast_bytes;		/* key a SRM_NORM_BYTES varlena found at
+								 * key_off (no pad byte can come first)
+								 * when the tuple has no NULLs */
+	bool		key_desc;
+	/* the first key's type, for forecast keys without a normalized form */
+	bool		key0_byval;
+	int16		key0_typlen;
+} SrmRecFormat;
+
+/* The size of the normalized key and NULL rank a record may carry. */
+#define SRM_REC_KEYSZ		(sizeof(uint64) + 1)
+
+extern void SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys);
+
+extern Size SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room,
+						 const void *tuple, uint32 len, uint64 key,
+						 uint8 nrank);
+extern Size SrmRecKey(SrmRecFormat *fmt, const char *rec, uint64 *key,
+					  uint8 *nrank);
+
+/*
+ * The data offset where the first natts attributes of desc end when all of
+ * them have a fixed length and none is NULL; -1 if one has not.
+ */
+extern int	SrmFixedAttsEnd(TupleDesc desc, int natts);
+
+/*
+ * A record begins with a length word of 1, 2 or 5 bytes: the number of
+ * bytes that follow it, shifted left by one, with the low bit set when they
+ * begin with a stored normalized key.
+ */
+static inline const char *
+SrmRecHeader(const char *p, uint32 *paylen, bool *haskey)
+{
+	uint8		b = (uint8) p[0];
+	uint32		v;
+
+	if (b < 0x80)
+	{
+		v = b;
+		p += 1;
+	}
+	else if (b < 0xC0)
+	{
+		v = ((uint32) (b & 0x3F) << 8) | (uint8) p[1];
+		p += 2;
+	}
+	else
+	{
+		memcpy(&v, p + 1, sizeof(v));
+		p += 5;
+	}
+	*paylen = v >> 1;
+	*haskey = (v & 1) != 0;
+	return p;
+}
+
+/* Bytes of the length word for a payload of paylen bytes. */
+static inline Size
+SrmRecHeaderSize(Size paylen)
+{
+	Size		v = paylen << 1 | 1;
+
+	return v < 0x80 ? 1 : v < 0x4000 ? 2 : 5;
+}
+
+/* Total bytes of the record at p. */
+static inline Size
+SrmRecSize(const char *p)
+{
+	uint32		paylen;
+	bool		haskey;
+	const char *q = SrmRecHeader(p, &paylen, &haskey);
+
+	return (q - p) + paylen;
+}
+
+/*
+ * SrmRecCopy
+ *		memcpy for the few dozen bytes of a narrow row: word moves rather
+ *		than a call.
+ */
+static inline void
+SrmRecCopy(char *dst, const char *src, Size n)
+{
+	Size		i = 0;
+
+	if (n > 4 * sizeof(uint64))
+	{
+		memcpy(dst, src, n);
+		return;
+	}
+	for (; i + sizeof(uint64) <= n; i += sizeof(uint64))
+		memcpy(dst + i, src + i, sizeof(uint64));
+	for (; i < n; i++)
+		dst[i] = src[i];
+}
+
+/* heap bodies begin with t_infomask2, t_infomask and t_hoff */
+#define SRM_REC_HEAP_FIXED	(sizeof(uint16) * 2 + sizeof(uint8))
+#define SRM_REC_HOFF		(sizeof(uint16) * 2)
+
+/* The body of the record at rec, its length, and its stored key or NULL. */
+static inline const char *
+SrmRecBody(const char *rec, uint32 *bodylen, const char **key)
+{
+	uint32		pay;
+	bool		haskey;
+	const char *p = SrmRecHeader(rec, &pay, &haskey);
+
+	*key = haskey ? p : NULL;
+	if (haskey)
+	{
+		p += SRM_REC_KEYSZ;
+		pay -= SRM_REC_KEYSZ;
+	}
+	*bodylen = pay;
+	return p;
+}
+
+/* The data of a heap record's body: after the fixed fields and the bitmap. */
+static inline const char *
+SrmRecHeapData(const char *body)
+{
+	uint16		infomask2,
+				infomask;
+
+	memcpy(&infomask2, body, sizeof(uint16));
+	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
+	return body + SRM_REC_HEAP_FIXED +
+		((infomask & HEAP_HASNULL) ? BITMAPLEN(infomask2 & HEAP_NATTS_MASK) : 0);
+}
+
+/* Bytes of the tuple the record at rec rebuilds into. */
+static inline Size
+SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
+{
+	uint32		bodylen;
+	const char *kp;
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
+
+	if (!fmt->heap)
+		return bodylen;
+	return ((uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET) +
+		(bodylen - (SrmRecHeapData(body) - body));
+}
+
+/*
+ * SrmRecMaterialize
+ *		Rebuild the tuple of the record at rec into dst: MAXALIGNed, with
+ *		room for SrmRecTupleLen bytes.  Inline: the final merge rebuilds
+ *		every tuple it hands out.
+ */
+static inline void
+SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
+{
+	uint32		bodylen;
+	const char *kp;
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
+	const char *data;
+	Size		hoff;
+	Size		datalen;
+	MinimalTuple mt = (MinimalTuple) dst;
+
+	if (!fmt->heap)
+	{
+		memcpy(dst, body, bodylen);
+		return;
+	}
+	data = SrmRecHeapData(body);
+	hoff = (uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET;
+	datalen = bodylen - (data - body);
+	if (likely(data - body == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
+	{
+		/* no null bitmap: the usual 16-byte header in fixed-size moves */
+		uint64		zero = 0;
+
+		memcpy(mt, &zero, sizeof(zero));
+		memcpy((char *) mt + sizeof(uint64), &zero, sizeof(zero));
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, SRM_REC_HEAP_FIXED);
+	}
+	else
+	{
+		/* the header, its padding zero, then the fields kept */
+		memset(mt, 0, hoff);
+		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
+	}
+	mt->t_len = (uint32) (hoff + datalen);
+	SrmRecCopy((char *) mt + hoff, data, datalen);
+}
+
+/*
+ * A reader's buffer for the tuples it rebuilds: grown to the tuple at hand
+ * and, once it has held one longer than a block (a BIG record's), shrunk
+ * again at the next tuple that fits in a block, so that one huge row does
+ * not keep its memory for the rest of the sort.
+ */
+typedef struct SrmTupleBuf
+{
+	char	   *data;
+	Size		size;
+} SrmTupleBuf;
+
+extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
+							  MemoryContext cxt);
+
+/*
+ * SrmRecMaterializeInto
+ *		Rebuild the tuple of the record at rec into buf (resized in cxt if
+ *		need be) and return it; valid until buf's next use.  Inline: the
+ *		merges and scans rebuild every tuple they hand out.
+ */
+static inline void *
+SrmRecMaterializeInto(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					  Size block_size, MemoryContext cxt)
+{
+	Size		len = SrmRecTupleLen(fmt, rec);
+
+	if (unlikely(buf->size < len ||
+				 (buf->size > block_size && len <= block_size)))
+		SrmTupleBufResize(buf, len, block_size, cxt);
+	SrmRecMaterialize(fmt, rec, buf->data);
+	return buf->data;
+}
+
+/*
+ * SrmRecVarlenaAt
+ *		The data and length of the varlena stored (unaligned) at p; false
+ *		if it is toasted or compressed, whose bytes are not there.
+ */
+static inline bool
+SrmRecVarlenaAt(const char *p, const unsigned char **data, Size *len)
+{
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		*data = (const unsigned char *) p + VARHDRSZ_SHORT;
+		*len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+	}
+	else
+	{
+		uint32		h;
+
+		memcpy(&h, p, sizeof(h));
+		if (!VARATT_IS_4B_U(&h))
+			return false;
+		*data = (const unsigned char *) p + VARHDRSZ;
+		*len = VARSIZE_4B(&h) - VARHDRSZ;
+	}
+	return true;
+}
+
+/*
+ * SrmRecIntAt
+ *		The normalized key of the integer first key (fast_int) stored at p.
+ */
+static inline uint64
+SrmRecIntAt(SrmRecFormat *fmt, const char *p)
+{
+	int64		v;
+
+	if (fmt->key_len == 8)
+		memcpy(&v, p, sizeof(int64));
+	else if (fmt->key_len == 4)
+	{
+		int32		v32;
+
+		memcpy(&v32, p, sizeof(int32));
+		v = v32;
+	}
+	else
+	{
+		int16		v16;
+
+		memcpy(&v16, p, sizeof(int16));
+		v = v16;
+	}
+	return SrmNormFold(SrmIntNorm(v), fmt->key_desc);
+}
+
+/*
+ * SrmRecFastKeyAt
+ *		The normalized key of a fast_int or fast_bytes first key stored at
+ *		p; false for a varlena that is compressed or toasted.
+ */
+static inline bool
+SrmRecFastKeyAt(SrmRecFormat *fmt, const char *p, uint64 *key)
+{
+	const unsigned char *d;
+	Size		len;
+
+	if (fmt->fast_int)
+	{
+		*key = SrmRecIntAt(fmt, p);
+		return true;
+	}
+	if (!SrmRecVarlenaAt(p, &d, &len))
+		return false;
+	*key = SrmNormFold(SrmBytesNorm(d, len), fmt->key_desc);
+	return true;
+}
+
+/*
+ * SrmRecHeapFastKey
+ *		The normalized key of a heap sort's fast_int or fast_bytes first
+ *		key, read from a tuple whose t_infomask2 is at hdr and whose data
+ *		begins at data; false if the tuple has NULLs or lacks the column,
+ *		or the value is compressed or toasted.
+ */
+static inline bool
+SrmRecHeapFastKey(SrmRecFormat *fmt, const char *hdr, const char *data,
+			 uint64 *key)
+{
+	uint16		infomask2,
+				infomask;
+
+	memcpy(&infomask2, hdr, sizeof(uint16));
+	memcpy(&infomask, hdr + sizeof(uint16), sizeof(uint16));
+	if ((infomask & HEAP_HASNULL) ||
+		(infomask2 & HEAP_NATTS_MASK) <= fmt->key_att)
+		return false;
+	return SrmRecFastKeyAt(fmt, data + fmt->key_off, key);
+}
+
+/*
+ * SrmRecIndexFastKey
+ *		The same for an index sort's first key, of the IndexTuple at itup
+ *		(unaligned).
+ */
+static inline bool
+SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
+{
+	unsigned short info;
+
+	memcpy(&info, itup + offsetof(IndexTupleData, t_info), sizeof(info));
+	if (info & INDEX_NULL_MASK)
+		return false;
+	return SrmRecFastKeyAt(fmt, itup + IndexInfoFindDataOffset(0) + fmt->key_off,
+						   key);
+}
+
+/*
+ * SrmRecReadKey
+ *		SrmRecKey, with the common case inline: a short record of a sort
+ *		on an integer or bytewise-ordered column, with no NULLs.
+ */
+static inline Size
+SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
+{
+	uint8		b = (uint8) rec[0];
+
+	if ((fmt->fast_int || fmt->fast_bytes) && b < 0x80 && !(b & 1) &&
+		(fmt->heap ?
+		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
+		 SrmRecIndexFastKey(fmt, rec + 1, key)))
+	{
+		*nrank = SRM_NRANK_VALUE;
+		return 1 + (b >> 1);
+	}
+	return SrmRecKey(fmt, rec, key, nrank);
+}
+
+/*
+ * SrmRecHeapPlain
+ *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
+ *		set) has no NULLs and an integer first key its column gives back:
+ *		its record stores no key.
+ */
+static inline bool
+SrmRecHeapPlain(SrmRecFormat *fmt, const MinimalTupleData *mt)
+{
+	return fmt->fast_int && fmt->heap && !(mt->t_infomask & HEAP_HASNULL) &&
+		HeapTupleHeaderGetNatts(mt) > fmt->key_att;
+}
+
+/*
+ * SrmRecEncodePlain
+ *		SrmRecEncode's common case inline: a short SrmRecHeapPlain tuple.
+ *		Returns the record's size, or 0 if the tuple is not such a case or
+ *		its record needs more than room bytes: then SrmRecEncode decides.
+ */
+static inline Size
+SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
+				  uint32 len)
+{
+	const MinimalTupleData *mt = tuple;
+	Size		hoff;
+	Size		pay;
+
+	if (!SrmRecHeapPlain(fmt, mt))
+		return 0;
+	hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
+	pay = SRM_REC_HEAP_FIXED + (len - hoff);
+	/* a one-byte length word */
+	if (pay >= 0x40 || pay + 1 > room)
+		return 0;
+	dst[0] = (char) (pay << 1);
+	memcpy(dst + 1, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+		   SRM_REC_HEAP_FIXED);
+	SrmRecCopy(dst + 1 + SRM_REC_HEAP_FIXED, (const char *) tuple + hoff,
+			   len - hoff);
+	return pay + 1;
+}
+
+#endif							/* SRM_RECORD_H */

@@ -1,0 +1,1064 @@
+/*-------------------------------------------------------------------------
+ *
+ * merge.c
+ *	  One merge of R striped runs: SRM (forecast and flush) or DSM.
+ *
+ * docs/design.md teaches the whole algorithm (run formation, striping,
+ * forecasting, this merge step by step, merge planning).
+ *
+ * SRM (Barve & Vitter, §4.4).  m >= 2R + D block buffers hold the R
+ * leading blocks (one per run, pinned until depleted) and prefetched
+ * blocks.  Blocks that will be needed are represented by placeholders:
+ *
+ *	 LQ	  the lookahead queue, all placeholders in participation order, as
+ *		  produced one Lookahead() at a time by the forecasting heap;
+ *	 OQ_d one occupancy queue per disk d: the placeholders of LQ whose
+ *		  blocks are on disk d and not in memory, in participation order.
+ *
+ * Parallel_Read issues, in one batch and without waiting, the read of the
+ * block at the head of every non-empty OQ_d -- at most one per disk, each
+ * the smallest unread block of its disk.  (On disks of different speeds
+ * the runs are striped by weight, placement.c: disk d holds n_d blocks of
+ * every period of L, and Parallel_Read reads up to n_d blocks of it, the
+ * heads of OQ_d; with equal weights n_d = 1 and L = D, as in the paper.)
+ * Flushing is lazy: the paper frees D buffers before every Parallel_Read,
+ * here a block is flushed (dropped without I/O and its placeholder put
+ * back at the head of its OQ) only when a read finds no free buffer, one
+ * block per read, the prefetched block nearest the tail of LQ -- and by
+ * parallel_read only if that block is needed later than the one read, so
+ * a flush never costs a block needed sooner (see parallel_read).
+ * "marked" is the smallest block read by the latest Parallel_Read; when it
+ * becomes a leading block, the merge pauses to issue the next Parallel_Read
+ * (after Lookahead()s that make every OQ non-empty), with next_marked --
+ * the smallest unread block after the previous read -- as the new marked.
+ *
+ * The merge is a pull iterator (SrmMergeNext), so the final merge can
+ * stream to the caller; step 11 of the paper is one call.  Forecasts only
+ * decide what to read: when a run needs a block that is not in memory
+ * (forecast keys hold only the first sort key, so ties may be predicted in
+ * another order), the block is read on demand and counted as a stall.
+ * When the block is in flight, the merge waits for it.
+ *
+ * DSM (§2.4) is the baseline: only the block-choice step (which buffer
+ * holds a run's next block, and which reads to issue) differs, and it is
+ * dsmread.c's.
+ *
+ * Records too large for a block (BIG + CONT blocks) are read into a
+ * separate buffer, continuation blocks synchronously.
+ *
+ * Records are read in place for their normalized keys (record.c); an
+ * input's current tuple is rebuilt into one of its two tuple buffers only
+ * when needed: to break a tie, for the caller of SrmMergeNext, or at once
+ * when the sort has no normalized keys.  SrmMergeToRun copies the records
+ * themselves, as they are, into an intermediate merge's output run.
+ *
+ * A leading block is released (its disk slot freed for reuse by later
+ * writes) as soon as it is in memory for good; its buffer is recycled only
+ * at the next call, because the record returned last may lie in it.
+ *
+ * IDENTIFICATION
+ *	  src/merge/merge.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/ilist.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "merge/dsmread.h"
+#include "merge/forecast.h"
+#include "merge/merge.h"
+#include "merge/mergeplan.h"
+
+typedef struct SrmBuf
+{
+	char	   *data;
+	SrmIo		io;
+	struct SrmBuf *next_free;
+} SrmBuf;
+
+typedef struct SrmPlaceholder
+{
+	int			run;
+	int64		blockno;
+	int			disk;
+	int64		seq;			/* position in participation order */
+	SrmBuf	   *buf;			/* block_ptr: NULL while on disk */
+	struct SrmPlaceholder *next_free;	/* in SrmMerge.free_ph */
+	bool		in_oq;
+	dlist_node	lq_node;
+	dlist_node	oq_node;
+	dlist_node	run_node;
+} SrmPlaceholder;
+
+/* A node of the loser tree (see loser_replay). */
+typedef struct SrmLoser
+{
+	uint64		key;			/* the input's normalized first key */
+	int32		rank;			/* NULL rank, or SRM_RANK_DONE */
+	int32		idx;			/* the input */
+} SrmLoser;
+
+typedef struct SrmInput
+{
+	SrmRun	   *run;
+	int64		blockno;		/* leading block, -1 when exhausted */
+	char	   *block;			/* the leading block's data */
+	SrmBuf	   *leading;		/* SRM: its buffer */
+	char	   *rec;			/* next record in the leading block */
+	uint32		recs_left;
+	char	   *big;			/* BIG record being assembled, palloc'd */
+	char	   *big_in_heap;	/* BIG record now in the main merge */
+	const char *cur_rec;		/* the record of the current tuple */
+	Size		cur_reclen;
+	SrmTupleBuf tbuf[2];		/* tuple buffers, used in turn */
+	int			tnext;			/* the one to use next */
+	dlist_head	placeholders;	/* this run's placeholders in LQ */
+} SrmInput;
+
+struct SrmMerge
+{
+	SrmTapeSet *ts;
+	SrmKeys    *keys;
+	SrmDsmReader *dsm;			/* DSM: its reader; NULL for SRM */
+	int			nruns;
+	int			ndisks;
+	int			width;			/* L: blocks of a period of the stripe */
+	SrmInput   *inputs;
+	SrmMergeCounters *counters;
+	MemoryContext cxt;
+
+	/* buffers */
+	int			nbufs;
+	SrmBuf	   *bufs;
+	SrmBuf	   *free_bufs;
+	int			nfree;
+	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
+	char	   *release_big;	/* BIG record returned last, freed next call */
+	char	   *scratch;		/* block buffer for continuation blocks */
+
+	/* SRM state */
+	SrmForecastHeap *fh;
+	dlist_head	lq;
+	dlist_head *oq;
+	int		   *oq_len;			/* placeholders in each OQ */
+	int			oq_short;		/* OQs with fewer than their disk's share */
+	int64		next_seq;
+	SrmPlaceholder *marked;
+	SrmPlaceholder *next_marked;
+	SrmPlaceholder *free_ph;	/* recycled placeholders, by next_free */
+	bool		pause;			/* marked became leading: Parallel_Read */
+
+	/* the main merge: a loser tree over the inputs' current tuples */
+	SrmTuple   *cur;
+	bool	   *done;
+	SrmLoser   *tree;			/* the loser tree, keys inline */
+	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
+	bool		ties;			/* equal normalized keys need the tuples */
+	int			nlive;
+};
+
+static void srm_prepare_reads(SrmMerge *m);
+
+/* ---------- buffers ---------- */
+
+static SrmBuf *
+get_buf(SrmMerge *m)
+{
+	SrmBuf	   *b = m->free_bufs;
+
+	if (b == NULL)
+		return NULL;
+	m->free_bufs = b->next_free;
+	m->nfree--;
+	return b;
+}
+
+static void
+put_buf(SrmMerge *m, SrmBuf *b)
+{
+	Assert(b->io.state == SRM_IO_IDLE);
+	b->next_free = m->free_bufs;
+	m->free_bufs = b;
+	m->nfree++;
+}
+
+/* Wait until b's read (if any) is done. */
+static inline void
+wait_buf(SrmMerge *m, SrmBuf *b)
+{
+	SrmIoWait(m->ts->io, &b->io);
+}
+
+/* ---------- placeholders, LQ and OQ ---------- */
+
+static SrmPlaceholder *
+new_placeholder(SrmMerge *m)
+{
+	SrmPlaceholder *p = m->free_ph;
+
+	if (p != NULL)
+		m->free_ph = p->next_free;
+	else
+		p = MemoryContextAlloc(m->cxt, sizeof(SrmPlaceholder));
+	memset(p, 0, sizeof(SrmPlaceholder));
+	return p;
+}
+
+static void
+free_placeholder(SrmMerge *m, SrmPlaceholder *p)
+{
+	p->next_free = m->free_ph;
+	m->free_ph = p;
+}
+
+static void
+oq_remove(SrmMerge *m, SrmPlaceholder *p)
+{
+	Assert(p->in_oq);
+	dlist_delete(&p->oq_node);
+	p->in_oq = false;
+	if (m->oq_len[p->disk]-- == SrmTapeShare(m->ts, p->disk))
+		m->oq_short++;
+}
+
+static void
+oq_add(SrmMerge *m, SrmPlaceholder *p, bool at_head)
+{
+	Assert(!p->in_oq);
+	if (++m->oq_len[p->disk] == SrmTapeShare(m->ts, p->disk))
+		m->oq_short--;
+	if (at_head)
+		dlist_push_head(&m->oq[p->disk], &p->oq_node);
+	else
+		dlist_push_tail(&m->oq[p->disk], &p->oq_node);
+	p->in_oq = true;
+}
+
+/*
+ * lookahead
+ *		Lookahead(): append the next block in participation order to LQ and
+ *		to the OQ of its disk.  Returns false when all blocks are forecast.
+ */
+static bool
+lookahead(SrmMerge *m)
+{
+	int			r;
+	int64		blockno;
+	SrmPlaceholder *p;
+
+	if (!SrmForecastNext(m->fh, &r, &blockno))
+		return false;
+	if (blockno < 0 || blockno >= m->inputs[r].run->nblocks)
+		elog(ERROR, "srmsort: forecast names block %lld of a run of %lld blocks",
+			 (long long) blockno, (long long) m->inputs[r].run->nblocks);
+	p = new_placeholder(m);
+	p->run = r;
+	p->blockno = blockno;
+	p->disk = SrmRunBlockDisk(m->ts, m->inputs[r].run, blockno);
+	p->seq = m->next_seq++;
+	dlist_push_tail(&m->lq, &p->lq_node);
+	dlist_push_tail(&m->inputs[r].placeholders, &p->run_node);
+	oq_add(m, p, false);
+	return true;
+}
+
+/*
+ * Lookahead()s until every OQ has as many entries as its disk's share of a
+ * Parallel_Read (one, with equal weights: until no OQ is empty) or nothing
+ * is left to forecast.
+ */
+static void
+fill_oqs(SrmMerge *m)
+{
+	while (m->oq_short > 0 && lookahead(m))
+		;
+}
+
+/*
+ * flush_one
+ *		Drop prefetched block p and put its placeholder back at the head of
+ *		its OQ.
+ */
+static void
+flush_one(SrmMerge *m, SrmPlaceholder *p)
+{
+	/* a read in flight must land before its buffer can be reused */
+	wait_buf(m, p->buf);
+	put_buf(m, p->buf);
+	p->buf = NULL;
+	oq_add(m, p, true);
+	if (m->marked != NULL && p->seq < m->marked->seq)
+		m->marked = p;
+	m->counters->flushes++;
+}
+
+/*
+ * farthest_prefetched
+ *		The prefetched block nearest the tail of LQ, or NULL.
+ */
+static SrmPlaceholder *
+farthest_prefetched(SrmMerge *m)
+{
+	dlist_iter	it;
+
+	dlist_reverse_foreach(it, &m->lq)
+	{
+		SrmPlaceholder *p = dlist_container(SrmPlaceholder, lq_node, it.cur);
+
+		if (p->buf != NULL)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * parallel_read
+ *		Parallel_Read: issue, in one batch and without waiting, the read of
+ *		the block at the head of every non-empty OQ, nearest first (up to
+ *		its disk's share of a period, each time the OQ's new head) -- but
+ *		only of blocks memory can hold until they are used.
+ *
+ * The paper frees D buffers first by flushing the blocks nearest the tail
+ * of LQ.  When the runs are spread unevenly over the disks (a parallel
+ * build's participants write to disjoint disks; the last run is short), a
+ * disk that holds little of what is needed next still gets a read every
+ * time, its blocks pile up far ahead, and flushing them then costs a second
+ * read of each (the trace's nu).  So a block is read only when it lies
+ * within the horizon of what the buffers not pinned as leading blocks can
+ * hold (its distance from LQ's head), and a buffer is taken from a
+ * prefetched block only when that block is needed later than the one read.
+ */
+static void
+parallel_read(SrmMerge *m)
+{
+	int			reads_left[SRM_MAX_DISKS];
+	int64		horizon;
+	int			issued = 0;
+	int			d;
+
+	if (dlist_is_empty(&m->lq))
+		return;
+	horizon = dlist_container(SrmPlaceholder, lq_node,
+							  dlist_head_node(&m->lq))->seq +
+		Max(m->nbufs - m->nruns - 1, m->width);
+	for (d = 0; d < m->ndisks; d++)
+		reads_left[d] = SrmTapeShare(m->ts, d);
+	for (;;)
+	{
+		SrmPlaceholder *p = NULL;
+		SrmBuf	   *b;
+
+		/* the nearest OQ head of a disk with reads left in this batch */
+		for (d = 0; d < m->ndisks; d++)
+		{
+			SrmPlaceholder *h;
+
+			if (reads_left[d] == 0 || dlist_is_empty(&m->oq[d]))
+				continue;
+			h = dlist_container(SrmPlaceholder, oq_node,
+								dlist_head_node(&m->oq[d]));
+			if (p == NULL || h->seq < p->seq)
+				p = h;
+		}
+		if (p == NULL || p->seq >= horizon)
+			break;
+		b = get_buf(m);
+		if (b == NULL)
+		{
+			SrmPlaceholder *v = farthest_prefetched(m);
+
+			if (v == NULL || v->seq < p->seq)
+				break;
+			flush_one(m, v);
+			b = get_buf(m);
+		}
+		reads_left[p->disk]--;
+		oq_remove(m, p);
+		p->buf = b;
+		SrmTapePrepRead(m->ts, m->inputs[p->run].run, p->blockno, b->data, &b->io);
+		issued++;
+	}
+	if (issued > 0)
+	{
+		SrmIoSubmit(m->ts->io);
+		m->counters->parallel_reads++;
+	}
+}
+
+/*
+ * smallest_oq_head
+ *		The placeholder closest to LQ's head among the OQ heads.
+ */
+static SrmPlaceholder *
+smallest_oq_head(SrmMerge *m)
+{
+	SrmPlaceholder *best = NULL;
+	int			d;
+
+	for (d = 0; d < m->ndisks; d++)
+	{
+		SrmPlaceholder *p;
+
+		if (dlist_is_empty(&m->oq[d]))
+			continue;
+		p = dlist_container(SrmPlaceholder, oq_node, dlist_head_node(&m->oq[d]));
+		if (best == NULL || p->seq < best->seq)
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * srm_prepare_reads
+ *		Steps 6-9: Parallel_Read (flushing a block only when a read finds
+ *		no free buffer), Lookahead()s to refill the OQs, and find
+ *		next_marked.
+ */
+static void
+srm_prepare_reads(SrmMerge *m)
+{
+	parallel_read(m);
+	fill_oqs(m);
+	m->next_marked = smallest_oq_head(m);
+}
+
+/* ---------- reading records of a leading block ---------- */
+
+/*
+ * read_big
+ *		Assemble the BIG record that begins in input's leading block: copy
+ *		its first part and read its continuation blocks synchronously.
+ */
+static void
+read_big(SrmMerge *m, SrmInput *in)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
+
+	in->big = SrmTapeReadBig(m->ts, in->run, in->block, &m->scratch,
+							 m->cxt, true);
+	m->counters->blocks_consumed += hdr->ncont;
+	in->rec = in->big;
+}
+
+/*
+ * set_leading
+ *		Make data, holding block blockno once io is done, the leading block
+ *		of input r.
+ */
+static void
+set_leading(SrmMerge *m, int r, int64 blockno, char *data, SrmIo *io)
+{
+	SrmInput   *in = &m->inputs[r];
+	SrmBlockHeader *hdr;
+
+	SrmIoWait(m->ts->io, io);
+	SrmTapeCheckBlock(m->ts, in->run, blockno, data);
+	/* in memory for good: the slot can take later writes */
+	SrmTapeReleaseBlock(m->ts, in->run, blockno);
+	m->counters->blocks_consumed++;
+
+	hdr = (SrmBlockHeader *) data;
+	in->blockno = blockno;
+	in->block = data;
+	in->recs_left = hdr->nrecords;
+	in->rec = data + SRM_BLOCK_HDRSZ;
+	if (hdr->flags & SRM_BLOCK_BIG)
+		read_big(m, in);
+}
+
+/*
+ * next_head_of
+ *		The block index that follows input's leading block, or -1.
+ */
+static int64
+next_head_of(SrmMerge *m, SrmInput *in)
+{
+	SrmBlockHeader *hdr = (SrmBlockHeader *) in->block;
+	int64		next = in->blockno + 1 + ((hdr->flags & SRM_BLOCK_BIG) ? hdr->ncont : 0);
+
+	return next < in->run->nblocks ? next : -1;
+}
+
+/*
+ * srm_block
+ *		Step 11(b): the buffer for block want of input r, its next leading
+ *		block: prefetched, in flight, or read now (a stall).
+ */
+static SrmBuf *
+srm_block(SrmMerge *m, int r, int64 want)
+{
+	SrmInput   *in = &m->inputs[r];
+	SrmPlaceholder *p = NULL;
+	SrmBuf	   *b;
+
+	/* find the block's placeholder, looking further ahead if need be */
+	for (;;)
+	{
+		if (!dlist_is_empty(&in->placeholders))
+		{
+			p = dlist_container(SrmPlaceholder, run_node,
+								dlist_head_node(&in->placeholders));
+			Assert(p->blockno == want);
+			break;
+		}
+		if (!lookahead(m))
+			elog(ERROR, "srmsort: block %lld of a run was never forecast",
+				 (long long) want);
+	}
+
+	dlist_delete(&p->lq_node);
+	dlist_delete(&p->run_node);
+	if (p == m->marked)
+		m->pause = true;
+
+	b = p->buf;
+	if (b == NULL)
+	{
+		/* not prefetched: read it now */
+		if (p->in_oq)
+			oq_remove(m, p);
+		b = get_buf(m);
+		if (b == NULL)
+		{
+			SrmPlaceholder *v = farthest_prefetched(m);
+
+			if (v != NULL)
+				flush_one(m, v);
+			b = get_buf(m);
+		}
+		if (b == NULL)
+			elog(ERROR, "srmsort: no free block buffer for an on-demand read");
+		SrmTapePrepRead(m->ts, in->run, want, b->data, &b->io);
+		SrmIoSubmit(m->ts->io);
+		m->counters->stalls++;
+		m->counters->parallel_reads++;
+	}
+	if (p == m->marked)
+		m->marked = NULL;
+	if (p == m->next_marked)
+		m->next_marked = smallest_oq_head(m);
+	free_placeholder(m, p);
+	return b;
+}
+
+/*
+ * next_block
+ *		Input r's leading block is depleted: make its next block the leading
+ *		one, choosing the buffer the SRM way or the DSM way.  Returns false
+ *		if the run is exhausted.
+ */
+static bool
+next_block(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	int64		want = next_head_of(m, in);
+	char	   *data;
+	SrmIo	   *io;
+
+	/* the tuple returned last may point into the buffer: free it next call */
+	if (in->leading != NULL)
+		m->release_buf = in->leading;
+	in->leading = NULL;
+	in->block = NULL;
+	if (want < 0)
+	{
+		in->blockno = -1;
+		return false;
+	}
+	if (m->dsm)
+		data = SrmDsmBlock(m->dsm, r, want, &io);
+	else
+	{
+		in->leading = srm_block(m, r, want);
+		data = in->leading->data;
+		io = &in->leading->io;
+	}
+	set_leading(m, r, want, data, io);
+	return true;
+}
+
+/* ---------- the main merge: a loser tree ---------- */
+
+/*
+ * materialize
+ *		Rebuild input r's current tuple (if not done yet) into the tuple
+ *		buffer not holding the one before it, which the caller may still
+ *		use, and return it.  A buffer grown for a BIG record shrinks again.
+ */
+static void *
+materialize(SrmMerge *m, int r)
+{
+	SrmInput   *in = &m->inputs[r];
+	int			f;
+
+	if (m->cur[r].tuple != NULL)
+		return m->cur[r].tuple;
+	f = in->tnext;
+	in->tnext ^= 1;
+	m->cur[r].tuple = SrmRecMaterializeInto(m->ts->fmt, in->cur_rec,
+											&in->tbuf[f], m->ts->block_size,
+											m->cxt);
+	return m->cur[r].tuple;
+}
+
+/*
+ * The main merge is a tournament ("loser") tree over the R inputs: leaf r
+ * holds input r's current tuple; every inner node keeps the loser of the
+ * match played there and tree[0] the overall winner.  Replacing the winner
+ * by its input's next tuple replays only the matches on its path: log2(R)
+ * comparisons, against log2(R) to 2 log2(R) for a binary heap.
+ *
+ * Each node holds its loser's normalized key and NULL rank next to the
+ * input number, so replaying a path compares registers with one node after
+ * another instead of chasing input numbers to tuples.  Keys without a
+ * normalized form have key 0 and rank 0 in every node: every match is a
+ * tie decided by the full comparison.  A finished input ranks after
+ * everything.  The functions take "normalized" as a constant argument, so
+ * that each kind of key gets its own compiled replay.
+ */
+#define SRM_RANK_DONE	3
+
+static pg_attribute_always_inline void
+loser_leaf(SrmMerge *m, int r, SrmLoser *l, bool normalized)
+{
+	l->key = normalized ? (uint64) m->cur[r].datum1 : 0;
+	l->rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
+	l->idx = r;
+}
+
+static inline bool
+loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
+{
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->rank != SRM_RANK_DONE && m->ties)
+	{
+		int			cmp;
+
+		if (m->normalized)
+		{
+			materialize(m, a->idx);
+			materialize(m, b->idx);
+			cmp = SrmCompareTiebreak(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		}
+		else
+			cmp = SrmCompareFull(&m->cur[a->idx], &m->cur[b->idx], m->keys);
+		if (cmp != 0)
+			return cmp < 0;
+	}
+	return a->idx < b->idx;
+}
+
+/*
+ * loser_init
+ *		Play every match of the tree once.
+ */
+static void
+loser_init(SrmMerge *m)
+{
+	int			K = m->nruns;
+	SrmLoser   *winner = palloc(2 * K * sizeof(SrmLoser));
+	int			i;
+
+	for (i = 0; i < K; i++)
+		loser_leaf(m, i, &winner[K + i], m->normalized);
+	for (i = K - 1; i >= 1; i--)
+	{
+		SrmLoser   *l = &winner[2 * i],
+				   *r = &winner[2 * i + 1];
+
+		if (loser_beats(m, l, r))
+		{
+			winner[i] = *l;
+			m->tree[i] = *r;
+		}
+		else
+		{
+			winner[i] = *r;
+			m->tree[i] = *l;
+		}
+	}
+	m->tree[0] = K > 1 ? winner[1] : winner[K];
+	pfree(winner);
+}
+
+/*
+ * loser_replay
+ *		Input r has a new current tuple (or is done): replay its path.
+ */
+static pg_attribute_always_inline void
+loser_replay(SrmMerge *m, int r, bool normalized)
+{
+	SrmLoser	w;
+	SrmLoser   *tree = m->tree;
+	int			node = (r + m->nruns) / 2;
+
+	loser_leaf(m, r, &w, normalized);
+	while (node >= 1)
+	{
+		SrmLoser   *n = &tree[node];
+		uint64		nkey = n->key;
+		uint32		nrank = (uint32) n->rank;
+		uint32		nidx = (uint32) n->idx;
+		uint64		nb;
+		uint64		dk;
+		uint32		dr,
+					di;
+
+		/*
+		 * The outcome of a match on random keys is a coin toss, so a branch
+		 * on it mispredicts half the time: decide it by arithmetic and swap
+		 * by masks; only equal keys take a branch.
+		 */
+		nb = (uint64) (nrank < (uint32) w.rank) |
+			((uint64) (nrank == (uint32) w.rank) & (uint64) (nkey < w.key));
+		if (unlikely(nkey == w.key && nrank == (uint32) w.rank))
+			nb = loser_beats(m, n, &w);
+		dk = (nkey ^ w.key) & -nb;
+		dr = (nrank ^ (uint32) w.rank) & -(uint32) nb;
+		di = (nidx ^ (uint32) w.idx) & -(uint32) nb;
+		n->key = nkey ^ dk;
+		n->rank = (int32) (nrank ^ dr);
+		n->idx = (int32) (nidx ^ di);
+		w.key ^= dk;
+		w.rank = (int32) ((uint32) w.rank ^ dr);
+		w.idx = (int32) ((uint32) w.idx ^ di);
+		node /= 2;
+	}
+	tree[0] = w;
+}
+
+/*
+ * input_head
+ *		Take the next record of input r into *t; false if it has none left.
+ */
+static pg_attribute_always_inline bool
+input_head(SrmMerge *m, int r, SrmTuple *t)
+{
+	SrmInput   *in = &m->inputs[r];
+
+	if (in->blockno < 0)
+		return false;
+	if (in->recs_left == 0)
+	{
+		if (!next_block(m, r))
+			return false;
+	}
+	if (in->big != NULL && in->rec == in->big)
+	{
+		in->cur_rec = in->big;
+		in->big_in_heap = in->big;
+		in->big = NULL;
+		in->rec = NULL;
+	}
+	else
+		in->cur_rec = in->rec;
+	in->recs_left--;
+	t->tuple = NULL;
+	if (m->keys->norm != SRM_NORM_NONE)
+	{
+		/* the record gives the normalized key: no tuple, no deforming */
+		uint64		key;
+
+		in->cur_reclen = SrmRecReadKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
+		t->datum1 = (Datum) key;
+		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
+	}
+	else
+	{
+		Assert(t == &m->cur[r]);
+		in->cur_reclen = SrmRecSize(in->cur_rec);
+		materialize(m, r);
+		SrmKeysSetDatum1(m->keys, t, false);
+	}
+	if (in->rec != NULL)
+	{
+		in->rec += in->cur_reclen;
+
+		/*
+		 * The input's next record is needed when this one has been output,
+		 * on average R outputs later for R inputs: fetch its lines now.
+		 * With tens of inputs the hardware's stream prefetcher loses track
+		 * and the first touch of every record missed the caches.
+		 */
+#ifdef __GNUC__
+		__builtin_prefetch(in->rec + 64);
+		__builtin_prefetch(in->rec + 128);
+#endif
+	}
+	return true;
+}
+
+/* ---------- begin / next / end ---------- */
+
+/*
+ * SrmMergeBegin
+ *		Steps 1-9 of the paper (SRM), or the first two superblocks of every
+ *		run (DSM, whose reader has its own buffers: nbufs is ignored).
+ */
+SrmMerge *
+SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
+			  int nbufs, bool dsm, SrmMergeCounters *counters)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "srmsort merge",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	SrmMerge   *m = palloc0(sizeof(SrmMerge));
+	int			D = ts->ndisks;
+	int			r,
+				i;
+	char	   *bufmem;
+
+	m->cxt = cxt;
+	m->ts = ts;
+	m->keys = keys;
+	m->nruns = nruns;
+	m->ndisks = D;
+	m->width = SrmTapeWidth(ts);
+	m->counters = counters;
+	m->inputs = palloc0(nruns * sizeof(SrmInput));
+	m->cur = palloc0(nruns * sizeof(SrmTuple));
+	m->done = palloc0(nruns * sizeof(bool));
+	m->normalized = (keys->norm != SRM_NORM_NONE);
+	m->ties = !m->normalized || SrmKeysNeedTies(keys);
+	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
+	if (!dsm)
+	{
+		m->nbufs = nbufs;
+		m->bufs = palloc0(nbufs * sizeof(SrmBuf));
+		bufmem = SrmTapeAllocBuffers(ts, cxt, nbufs, NULL);
+		for (i = 0; i < nbufs; i++)
+		{
+			m->bufs[i].data = bufmem + (Size) i * ts->block_size;
+			put_buf(m, &m->bufs[i]);
+		}
+	}
+	dlist_init(&m->lq);
+	m->oq = palloc(D * sizeof(dlist_head));
+	m->oq_len = palloc0(D * sizeof(int));
+	for (i = 0; i < D; i++)
+		dlist_init(&m->oq[i]);
+	m->oq_short = D;
+
+	for (r = 0; r < nruns; r++)
+	{
+		m->inputs[r].run = runs[r];
+		m->inputs[r].blockno = runs[r]->nblocks > 0 ? 0 : -1;
+		dlist_init(&m->inputs[r].placeholders);
+	}
+
+	if (dsm)
+	{
+		m->dsm = SrmDsmBegin(ts, runs, nruns, counters);
+		for (r = 0; r < nruns; r++)
+		{
+			char	   *data;
+			SrmIo	   *io;
+
+			if (m->inputs[r].blockno < 0)
+				continue;
+			data = SrmDsmBlock(m->dsm, r, 0, &io);
+			set_leading(m, r, 0, data, io);
+		}
+	}
+	else
+	{
+		int		   *per_disk = palloc0(D * sizeof(int));
+		int			maxper = 0;
+
+		/* step 1: the first block of every run, all reads in one batch */
+		for (r = 0; r < nruns; r++)
+		{
+			SrmInput   *in = &m->inputs[r];
+			int			d;
+
+			if (in->blockno < 0)
+				continue;
+			d = SrmRunBlockDisk(ts, in->run, 0);
+			in->leading = get_buf(m);
+			SrmTapePrepRead(ts, in->run, 0, in->leading->data, &in->leading->io);
+			per_disk[d]++;
+			/* the disk's share of blocks per Parallel_Read */
+			maxper = Max(maxper, (per_disk[d] + SrmTapeShare(ts, d) - 1) /
+						 SrmTapeShare(ts, d));
+		}
+		SrmIoSubmit(ts->io);
+		counters->parallel_reads += maxper;
+		for (r = 0; r < nruns; r++)
+			if (m->inputs[r].blockno >= 0)
+				set_leading(m, r, 0, m->inputs[r].leading->data,
+							&m->inputs[r].leading->io);
+		pfree(per_disk);
+
+		/* steps 2-5 */
+		m->fh = SrmForecastBegin(ts, keys, runs, nruns);
+		fill_oqs(m);
+		m->marked = dlist_is_empty(&m->lq) ? NULL :
+			dlist_container(SrmPlaceholder, lq_node, dlist_head_node(&m->lq));
+		/* steps 6-9 */
+		srm_prepare_reads(m);
+	}
+
+	/* step 2: the first item of every run into the main merge */
+	for (r = 0; r < nruns; r++)
+	{
+		m->done[r] = !input_head(m, r, &m->cur[r]);
+		if (!m->done[r])
+			m->nlive++;
+	}
+	loser_init(m);
+
+	MemoryContextSwitchTo(old);
+	return m;
+}
+
+/*
+ * merge_winner
+ *		Start a step of the merge: recycle what the previous call handed
+ *		out and find the input whose tuple is next; false at the end.
+ */
+static pg_attribute_always_inline bool
+merge_winner(SrmMerge *m, int *winner)
+{
+	int			r;
+
+	CHECK_FOR_INTERRUPTS();
+
+	/* what the previous call handed out may be recycled now */
+	if (m->release_buf != NULL)
+	{
+		put_buf(m, m->release_buf);
+		m->release_buf = NULL;
+	}
+	if (m->release_big != NULL)
+	{
+		pfree(m->release_big);
+		m->release_big = NULL;
+	}
+	if (m->dsm)
+		SrmDsmRefill(m->dsm);
+
+	if (m->nlive == 0)
+		return false;
+
+	r = m->tree[0].idx;
+	if (m->inputs[r].big_in_heap != NULL &&
+		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
+	{
+		m->release_big = m->inputs[r].big_in_heap;
+		m->inputs[r].big_in_heap = NULL;
+	}
+	*winner = r;
+	return true;
+}
+
+/*
+ * merge_advance
+ *		Finish a step: the winner r's next tuple replaces the one handed
+ *		out.  Pauses for the next Parallel_Read (steps 12, 6-9) when the
+ *		marked block begins to participate.
+ */
+static pg_attribute_always_inline void
+merge_advance(SrmMerge *m, int r)
+{
+	if (!input_head(m, r, &m->cur[r]))
+	{
+		m->done[r] = true;
+		m->nlive--;
+	}
+	if (m->normalized)
+		loser_replay(m, r, true);
+	else
+		loser_replay(m, r, false);
+
+	if (m->pause)
+	{
+		m->pause = false;
+		m->marked = m->next_marked;
+		srm_prepare_reads(m);
+	}
+}
+
+/*
+ * SrmMergeNext
+ *		Step 11: the next item of the merge, its tuple valid until the next
+ *		call.
+ */
+bool
+SrmMergeNext(SrmMerge *m, SrmTuple *out)
+{
+	int			r;
+	void	   *tuple;
+
+	if (!merge_winner(m, &r))
+		return false;
+	tuple = materialize(m, r);
+
+	/*
+	 * Field by field: a whole-struct copy reads the tuple pointer that
+	 * materialize has just stored together with the key beside it, in one
+	 * wider load that store forwarding cannot serve (a stall per tuple).
+	 */
+	out->tuple = tuple;
+	out->datum1 = m->cur[r].datum1;
+	out->len = m->cur[r].len;
+	out->isnull1 = m->cur[r].isnull1;
+	out->nrank = m->cur[r].nrank;
+	merge_advance(m, r);
+	return true;
+}
+
+/*
+ * SrmMergeToRun
+ *		Write every item of the merge, its record as it is, to the run w
+ *		(an intermediate merge): one loop, with the merge's steps and the
+ *		writer's common case inline.
+ */
+void
+SrmMergeToRun(SrmMerge *m, SrmRunWriter *w)
+{
+	int			r;
+
+	while (merge_winner(m, &r))
+	{
+		SrmInput   *in = &m->inputs[r];
+
+		SrmRunWriterAppend(w, in->cur_rec, in->cur_reclen,
+						   (uint64) m->cur[r].datum1, m->cur[r].nrank);
+		merge_advance(m, r);
+	}
+}
+
+/*
+ * SrmMergeMemory
+ *		See merge.h.
+ */
+Size
+SrmMergeMemory(SrmTapeSet *ts, int nruns, int nbufs)
+{
+	return SrmRunOpenBytes(ts) * (Size) nruns +
+		(Size) nbufs * (ts->block_size + SRM_BUF_SLACK);
+}
+
+/*
+ * SrmMergeEnd
+ *		Wait for reads still in flight (their buffers are about to be
+ *		freed) and release the merge's memory.
+ */
+void
+SrmMergeEnd(SrmMerge *m)
+{
+	int			i;
+
+	for (i = 0; i < m->nbufs; i++)
+		wait_buf(m, &m->bufs[i]);
+	if (m->dsm)
+		SrmDsmEnd(m->dsm);
+	MemoryContextDelete(m->cxt);
+}

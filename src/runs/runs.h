@@ -1,0 +1,150 @@
+/*-------------------------------------------------------------------------
+ *
+ * runs.h
+ *	  Run formation: a memory load of tuples, sorted and written as a run.
+ *
+ * IDENTIFICATION
+ *	  src/runs/runs.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SRM_RUNS_H
+#define SRM_RUNS_H
+
+#include "keys/keys.h"
+#include "runs/runwriter.h"
+
+/* An arena chunk, kept from run to run (see SrmMemLoadReset). */
+typedef struct SrmArenaChunk
+{
+	char	   *data;
+	char	   *raw;			/* what to pfree (data may be aligned up) */
+	Size		size;
+} SrmArenaChunk;
+
+/* The tuples of one memory load. */
+typedef struct SrmMemLoad
+{
+	SrmKeys    *keys;
+	MemoryContext cxt;			/* arena chunks */
+	SrmArenaChunk *chunks;		/* every chunk held, in order of use */
+	int			nchunks;
+	int			maxchunks;
+	int			next_chunk;		/* the next chunk a run takes */
+	SrmTuple   *tuples;
+	MemoryContext array_cxt;	/* where tuples is allocated */
+	int64		ntuples;
+	int64		maxtuples;
+	char	   *arena_pos;
+	Size		arena_left;
+	Size		arena_bytes;	/* bytes of arena chunks this run uses */
+	Size		chunk_size;
+	Size		chunk_cap;		/* if > 0: the next chunk's size limit */
+	SrmRecFormat fmt;			/* for reading integer keys in place */
+	bool		ix_fixed;		/* index sort, every column fixed-length */
+	Size		ix_size;		/* ... the size of its tuples without NULLs */
+	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
+	uint32		lent_save;		/* the bytes its t_len covers */
+} SrmMemLoad;
+
+/*
+ * Heap tuples in the arena begin this far into the MinimalTuple: its t_len
+ * and the start of its padding are not stored, and what follows keeps its
+ * alignment.
+ */
+#define SRM_ARENA_SKIP	TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, MINIMAL_TUPLE_DATA_OFFSET)
+
+extern void SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget);
+extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
+extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
+extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
+extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
+extern void *SrmMemLoadGet(SrmMemLoad *load, int64 i);
+extern void SrmMemLoadSort(SrmMemLoad *load);
+extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
+extern void SrmMemLoadReset(SrmMemLoad *load);
+extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
+extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
+extern void SrmMemLoadRelease(SrmMemLoad *load);
+
+/*
+ * SrmMemLoadSpace
+ *		Arena bytes a tuple of len bytes takes.
+ */
+static inline Size
+SrmMemLoadSpace(SrmMemLoad *load, Size len)
+{
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		return MAXALIGN(len - SRM_ARENA_SKIP);
+	return MAXALIGN(len);
+}
+
+/*
+ * SrmMemLoadAlloc
+ *		Arena space for a tuple of len bytes: a MAXALIGNed pointer to it,
+ *		whose first SRM_ARENA_SKIP bytes a heap tuple must not write.  Inline
+ *		for the input loop while the open chunk has room.
+ */
+static inline void *
+SrmMemLoadAlloc(SrmMemLoad *load, Size len)
+{
+	Size		space = SrmMemLoadSpace(load, len);
+	char	   *p;
+
+	if (unlikely(space > load->arena_left))
+		SrmMemLoadNewChunk(load, space);
+	p = load->arena_pos;
+	load->arena_pos += space;
+	load->arena_left -= space;
+	if (load->keys->kind == SRM_KEYS_HEAP)
+		p -= SRM_ARENA_SKIP;
+	return p;
+}
+
+/*
+ * SrmMemLoadAdd
+ *		Append a tuple already copied into the arena.  The array must have
+ *		room (see SrmMemLoadGrow).  An integer or bytes key is read in place,
+ *		as run records do; other keys take SrmMemLoadAddSlow.
+ */
+static inline void
+SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
+{
+	SrmTuple   *t = &load->tuples[load->ntuples];
+	const char *mt = tuple;
+	uint64		key;
+
+	Assert(load->ntuples < load->maxtuples);
+	t->tuple = tuple;
+	t->len = (uint32) len;
+	load->ntuples++;
+	if ((load->fmt.fast_int || load->fmt.fast_bytes) &&
+		(load->fmt.heap ?
+		 SrmRecHeapFastKey(&load->fmt, mt + MINIMAL_TUPLE_DATA_OFFSET,
+						   mt + ((const MinimalTupleData *) mt)->t_hoff -
+						   MINIMAL_TUPLE_OFFSET, &key) :
+		 SrmRecIndexFastKey(&load->fmt, mt, &key)))
+	{
+		t->datum1 = (Datum) key;
+		t->nrank = SRM_NRANK_VALUE;
+		t->isnull1 = false;
+		return;
+	}
+	SrmMemLoadAddSlow(load, t);
+}
+
+/* Forming btree index tuples in place (see runs.c). */
+extern Size SrmIndexTupleSize(SrmMemLoad *load, const Datum *values,
+							  const bool *isnull, Size *data_size);
+extern void SrmIndexTupleFill(SrmMemLoad *load, const Datum *values,
+							  const bool *isnull, Size size, Size data_size,
+							  char *dst);
+
+/* Bytes the load occupies: arena chunks and the tuple array. */
+static inline Size
+SrmMemLoadBytes(SrmMemLoad *load)
+{
+	return load->arena_bytes + load->maxtuples * sizeof(SrmTuple);
+}
+
+#endif							/* SRM_RUNS_H */
