@@ -408,28 +408,42 @@ SrmOpenIfLockedByMe(Oid relid, LOCKMODE lockmode)
 }
 
 /*
+ * The btree routine with SrmBtBuild for ambuild, made once per backend from
+ * the first btree routine met, and the routine it was made from.  Every
+ * btree entry's routine is bthandler's (15-18: a copy per entry, in its
+ * rd_indexcxt; 19: the handler's read-only one), so swapped entries all
+ * point here and a swap allocates nothing: a copy per swap in the entry's
+ * memory stayed there as long as the entry (272 bytes on 15).
+ */
+static IndexAmRoutine srm_bt_routine;
+static IndexAmRoutine srm_bt_original;
+static bool srm_bt_routine_made = false;
+
+/*
  * swap_ambuild
  *		Make SrmBtBuild the ambuild of an open btree index's relcache entry.
+ *		A routine other than the one srm_bt_routine was made from (another
+ *		extension swapped something of its own) is left as it is, and the
+ *		build to PostgreSQL.
  */
 static void
 swap_ambuild(Relation index)
 {
-	IndexAmRoutine *routine;
-
 	if (index->rd_rel->relkind != RELKIND_INDEX ||
 		index->rd_rel->relam != BTREE_AM_OID || index->rd_indam == NULL)
 		return;
-	if (index->rd_indam->ambuild != SrmBtBuild)
+	if (index->rd_indam != &srm_bt_routine)
 	{
-		/*
-		 * A copy of the routine in the entry's own memory: 19's entries
-		 * point at the access method's read-only routine, shared by every
-		 * btree index.
-		 */
-		routine = MemoryContextAlloc(index->rd_indexcxt, sizeof(IndexAmRoutine));
-		memcpy(routine, index->rd_indam, sizeof(IndexAmRoutine));
-		routine->ambuild = SrmBtBuild;
-		index->rd_indam = routine;
+		if (!srm_bt_routine_made)
+		{
+			memcpy(&srm_bt_original, index->rd_indam, sizeof(IndexAmRoutine));
+			memcpy(&srm_bt_routine, index->rd_indam, sizeof(IndexAmRoutine));
+			srm_bt_routine.ambuild = SrmBtBuild;
+			srm_bt_routine_made = true;
+		}
+		if (memcmp(index->rd_indam, &srm_bt_original, sizeof(IndexAmRoutine)) != 0)
+			return;
+		index->rd_indam = &srm_bt_routine;
 	}
 	remember_oid(&arm_swapped, RelationGetRelid(index));
 }
