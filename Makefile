@@ -7,6 +7,7 @@
 
 MODULE_big = srmsort
 OBJS = \
+	src/base/settings.o \
 	src/base/shmem.o \
 	src/io/aio.o \
 	src/io/disks.o \
@@ -14,6 +15,7 @@ OBJS = \
 	src/io/iomode.o \
 	src/io/placement.o \
 	src/io/relwrite.o \
+	src/io/workfile.o \
 	src/keys/icukey.o \
 	src/keys/keys.o \
 	src/keys/radix.o \
@@ -32,11 +34,13 @@ OBJS = \
 	src/engine/pstream.o \
 	src/engine/sorter.o \
 	src/engine/sortmerge.o \
+	src/engine/sortruns.o \
 	src/engine/sortstats.o \
 	src/query/node.o \
 	src/query/plan.o \
 	src/query/psort.o \
 	src/query/workerstats.o \
+	src/builds/armed.o \
 	src/builds/btload.o \
 	src/builds/build.o \
 	src/builds/citus.o \

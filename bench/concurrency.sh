@@ -25,8 +25,9 @@
 # Environment: ROWS per slice, WORK_MEM, LOADS, TX (sorts per client),
 # MBPS, MEM, SYSTEMS, OUT (the results' directory).  Defaults: 300000
 # rows, 4MB, "2 8", 20, 100 MB/s, no bound; with MEM: 4000000 rows, 16MB,
-# "2 4 8", 3, 30 MB/s.  Results: OUT/concurrency.csv and .md (OUT:
-# bench/results, or bench/results/concurrency_bound with MEM).
+# "2 4 8", 3, 30 MB/s.  Results: OUT/concurrency.csv and .md, and run.md
+# (what ran where); OUT: bench/results/YYYY-MM-DD-concurrency, or
+# -concurrency-bound with MEM.
 set -euo pipefail
 SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
@@ -44,14 +45,14 @@ if [ -n "$MEM" ]; then
     LOADS=${LOADS:-"2 4 8"}
     TX=${TX:-3}
     MBPS=${MBPS:-30}
-    OUT=${OUT:-$SRM_REPO/bench/results/concurrency_bound}
+    SLUG=concurrency-bound
 else
     ROWS=${ROWS:-300000}
     WORK_MEM=${WORK_MEM:-4MB}
     LOADS=${LOADS:-"2 8"}
     TX=${TX:-20}
     MBPS=${MBPS:-100}
-    OUT=${OUT:-$SRM_REPO/bench/results}
+    SLUG=concurrency
 fi
 SYSTEMS=${SYSTEMS:-"native p1 p2 p4 auto"}
 MAXC=$(echo $LOADS | tr ' ' '\n' | sort -n | tail -1)
@@ -120,7 +121,8 @@ dev_bytes() {
     done
 }
 
-mkdir -p "$OUT"
+srm_bench_outdir "$SLUG" ${OUT:+--out "$OUT"}
+OUT=$SRM_BENCH_OUT
 csv=$OUT/concurrency$SUFFIX.csv
 [ -z "$MEM" ] || csv=$OUT/concurrency.csv
 echo "clients,system,sorts_per_s,mean_ms,p95_ms,sorts,seconds,partitions_seen,mb_read,mb_written,busy,mem_peak_mb" >"$csv"

@@ -34,7 +34,7 @@
 # (the bound: 512MB; K/M/G), --mbps N (30), --caps LIST, --disks LIST
 # ("1,2,4,8"), --systems LIST (bench/disk_bound.py's SYSTEMS; default
 # native,srm_buf,srm_direct,dsm_buf,dsm_direct), --reps N (3), --work-mem
-# (64MB), --maintenance-work-mem (1GB), --out DIR (bench/results/disk_bound),
+# (64MB), --maintenance-work-mem (1GB), --out DIR (bench/results/YYYY-MM-DD-disk-bound-MODE-DATASET, with a run.md),
 # --pg N (the server version, as for the tests).  Needs root.
 # SRMSORT_COMMIT names the code measured when the repository is an export
 # (git archive) rather than a checkout.
@@ -79,7 +79,6 @@ done
 # whose runners clean up what they take for leftovers
 SRM_TMP_PREFIX=/var/tmp/srmsort-bench.
 [ "$(id -u)" -eq 0 ] || srm_die "needs root (loop devices, blkio and memory cgroups)"
-OUT=${OUT:-$SRM_REPO/bench/results/disk_bound}
 case "$MODE" in sort | index) ;; *) srm_die "--mode is sort or index" ;; esac
 case "$DATASET" in
     int8) GEN="SELECT (random() * 9e18)::int8 AS k, i::int8 AS v FROM generate_series(1, $ROWS) i"
@@ -134,7 +133,8 @@ SQL
 TABLE_MB=$(srm_psql -qAt -c "SELECT pg_relation_size('t') / 1048576")
 srm_log "table: $TABLE_MB MB in $(($(date +%s) - t0)) s"
 
-mkdir -p "$OUT"
+srm_bench_outdir "disk-bound-$MODE-$DATASET" ${OUT:+--out "$OUT"}
+OUT=$SRM_BENCH_OUT
 KEY=k
 if [ "$MODE" = index ]; then
     WHAT="CREATE INDEX t_k ON t (k), maintenance_work_mem $MWM (max_parallel_maintenance_workers 2, the default: the workers PostgreSQL plans, for both)"
@@ -143,7 +143,7 @@ else
     WHAT="SELECT * FROM t ORDER BY k OFFSET 1e12, work_mem $WORK_MEM, one backend (max_parallel_workers_per_gather 0)"
     TITLE="ORDER BY larger than memory on D emulated disks"
 fi
-SETUP="$(date -u '+%Y-%m-%d %H:%M UTC'), PostgreSQL $("$SRM_PG_CONFIG" --version | sed 's/^PostgreSQL //'), srmsort ${SRMSORT_COMMIT:-$(git -C "$SRM_REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$SRM_REPO" diff --quiet 2>/dev/null || echo '+changes')}.
+SETUP="$(date -u '+%Y-%m-%d %H:%M UTC'), PostgreSQL $("$SRM_PG_CONFIG" --version | sed 's/^PostgreSQL //'), srmsort ${SRMSORT_COMMIT:-$SRM_RUN_COMMIT${SRM_RUN_DIRTY:++changes}}.
 
 * Data: $ROWS rows of $DESC, $TABLE_MB MB of table ($(awk -v t="$TABLE_MB" -v m="$MEM_BYTES" 'BEGIN {printf "%.1f", t * 1048576 / m}')x the memory bound).
 * Statement: $WHAT.

@@ -17,8 +17,9 @@
 # experiment with the data larger than memory.
 #
 # Needs root.  Environment: D_LIST (default "1 2 4 8"), MBPS (100), ROWS
-# (5000000), WORK_MEM (4MB), REPS (1).  Results: bench/results/emulated.md
-# and .csv, and with matplotlib bench/results/emulated_speedup.png.
+# (5000000), WORK_MEM (4MB), REPS (1), OUT (bench/results/YYYY-MM-DD-emulated).
+# Results: OUT/emulated.md and .csv, with matplotlib OUT/emulated_speedup.png,
+# and run.md (what ran where).
 set -euo pipefail
 SRM_ARGV=("$@")
 . "$(dirname "$0")/../test/lib.sh"
@@ -56,8 +57,8 @@ CREATE TABLE t AS SELECT (random() * 9e18)::int8 AS k, i::int8 AS v
 VACUUM ANALYZE t;
 SQL
 
-out=$SRM_REPO/bench/results
-mkdir -p "$out"
+srm_bench_outdir emulated ${OUT:+--out "$OUT"}
+out=$SRM_BENCH_OUT
 csv=$out/emulated.csv
 echo "disks,mbps,rows,work_mem,system,rep,seconds,method,runs,merge_order,passes,nu,stalls,io_wait_ms,temp_written_kb" >"$csv"
 for D in $D_LIST; do

@@ -7,7 +7,8 @@
 #   3. sorts larger than memory on D = 1, 2, 4, 8 emulated disks
 #      (bench/disk_bound.sh; root only, skipped otherwise).
 #
-# Results, tables and plots land in bench/results/.  About two hours on the
+# Results, tables and plots land in bench/results/, each run in a directory
+# of its own (YYYY-MM-DD-<slug>, with a run.md).  About two hours on the
 # project's 2-core machine (the disk-bound part is most of it).  The concurrency benchmark (bench/concurrency.sh)
 # is not part of it: it measures throughput under load, not one sort.
 set -euo pipefail

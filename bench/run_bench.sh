@@ -3,8 +3,9 @@
 #
 # Sets up the same throwaway cluster as the tests (packages, build, staged
 # install, four tablespaces srm_d0..srm_d3), then runs bench/bench.py with
-# the given arguments (see bench/README.md).  Results go to bench/results/
-# unless --out says otherwise.
+# the given arguments (see bench/README.md).  Results, with a run.md that
+# says what ran where, go to bench/results/YYYY-MM-DD-sort-pgN unless --out
+# says otherwise.
 #
 #   bench/run_bench.sh                      # the default (small) set
 #   bench/run_bench.sh --large              # 50M-row tables as well
@@ -30,7 +31,7 @@ set -- ${ARGS[@]+"${ARGS[@]}"}
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_bench_cluster 4GB plots
-srm_bench_outdirs "$@"
+srm_bench_outdir "sort-pg$SRM_PG_MAJOR" "$@"
 case " $* " in *duckdb*) srm_bench_duckdb ;; esac
 srm_bench_py bench.py --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
-    --out "$SRM_REPO/bench/results" "${ARGS[@]}"
+    "${ARGS[@]}" --out "$SRM_BENCH_OUT"

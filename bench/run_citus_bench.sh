@@ -21,7 +21,8 @@
 # then the median of --reps with min and max.
 #
 #   bench/run_citus_bench.sh [--pg N] [--rows N] [--reps N] [--out DIR]
-# Defaults: PostgreSQL 15, 10M rows, 3 reps, bench/results/citus_pgN.
+# Defaults: PostgreSQL 15, 10M rows, 3 reps, bench/results/YYYY-MM-DD-citus-pgN
+# (with a run.md that says what ran where).
 set -euo pipefail
 SRM_ARGV=("$@")
 
@@ -40,7 +41,6 @@ done
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../test/lib.sh"
 . "$HERE/../test/citus/cluster.sh"
-OUT=${OUT:-$SRM_REPO/bench/results/citus_pg$SRM_PG_MAJOR}
 
 srm_packages
 why=$(citus_missing)
@@ -48,7 +48,8 @@ why=$(citus_missing)
 srm_setup_tmp
 trap 'citus_cluster_stop; srm_cluster_stop' EXIT
 srm_build
-mkdir -p "$OUT"
+srm_bench_outdir "citus-pg$SRM_PG_MAJOR" ${OUT:+--out "$OUT"}
+OUT=$SRM_BENCH_OUT
 
 CITUS_COORD_CONF="work_mem = '64MB'
 max_parallel_workers_per_gather = 0"

@@ -2,12 +2,13 @@
 # bench/run_goals.sh — the CPU path's goals (issue #38) in one run: every
 # case below, side by side with PostgreSQL's own sort on one throwaway
 # cluster (as bench/run_bench.sh sets it up), each case in a directory of
-# its own under --out.  Run it twice, an hour apart: the ratio that counts
-# is the lower of the two runs'.
+# its own under --out (default bench/results/YYYY-MM-DD-goals-pgN, with a
+# run.md that says what ran where).  Run it twice, an hour apart: the ratio
+# that counts is the lower of the two runs'.
 #
-#   bench/run_goals.sh --pg 19 --out bench/results/goals_pg19_run1
-#   bench/run_goals.sh --pg 19 --out ... --cases int8,shapes   # some cases only
-#   bench/run_goals.sh --pg 19 --out ... --reps 5
+#   bench/run_goals.sh --pg 19
+#   bench/run_goals.sh --pg 19 --cases int8,shapes   # some cases only
+#   bench/run_goals.sh --pg 19 --out DIR --reps 5
 #
 # Cases (about 40 minutes in all on 2 vCPU):
 #   int8      50M (int8, int8) rows at 4MB, 64MB and 1GB, one process each
@@ -30,22 +31,22 @@ while [ $# -gt 0 ]; do
         --out) OUT=${2:?--out needs a directory}; shift ;;
         --cases) CASES=${2:?--cases needs a list}; shift ;;
         --reps) REPS=${2:?--reps needs a number}; shift ;;
-        *) echo "usage: $0 [--pg N] --out DIR [--cases LIST] [--reps N]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--pg N] [--out DIR] [--cases LIST] [--reps N]" >&2; exit 2 ;;
     esac
     shift
 done
-[ -n "$OUT" ] || { echo "$0: --out DIR is required" >&2; exit 2; }
 
 . "$(dirname "$0")/../test/lib.sh"
-case "$OUT" in /*) ;; *) OUT=$SRM_REPO/$OUT ;; esac
 
 srm_bench_cluster 4GB plots
+srm_bench_outdir "goals-pg$SRM_PG_MAJOR" ${OUT:+--out "$OUT"}
+OUT=$SRM_BENCH_OUT
 case ",$CASES," in *,parallel,*) srm_bench_duckdb ;; esac
 
 bench() {
     local dir=$OUT/$1
     shift
-    srm_bench_outdirs --out "$dir"
+    srm_bench_mkdir "$dir"
     srm_log "$(date '+%H:%M') ${dir#$SRM_REPO/}: $*"
     srm_bench_py bench.py --tablespaces srm_d0,srm_d1,srm_d2,srm_d3 \
         --reps "$REPS" --out "$dir" "$@"

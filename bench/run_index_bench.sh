@@ -3,8 +3,9 @@
 #
 # Sets up the same throwaway cluster as the tests (packages, build, staged
 # install, four tablespaces srm_d0..srm_d3), then runs bench/index_bench.py
-# with the given arguments (see bench/README.md).  Results go to
-# bench/results/index.{md,csv} unless --out says otherwise.
+# with the given arguments (see bench/README.md).  Results (index.md and
+# .csv, and run.md: what ran where) go to bench/results/YYYY-MM-DD-index-pgN
+# unless --out says otherwise.
 #
 #   bench/run_index_bench.sh                          # 10M rows, 64MB and 1GB
 #   bench/run_index_bench.sh --rows 1000000 --reps 1  # a quick look
@@ -20,5 +21,5 @@ fi
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_bench_cluster 8GB
-srm_bench_outdirs "$@"
-srm_bench_py index_bench.py --out "$SRM_REPO/bench/results" "$@"
+srm_bench_outdir "index-pg$SRM_PG_MAJOR" "$@"
+srm_bench_py index_bench.py "$@" --out "$SRM_BENCH_OUT"

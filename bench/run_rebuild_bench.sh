@@ -4,8 +4,9 @@
 #
 # Sets up the same throwaway cluster as the tests (packages, build, staged
 # install, four tablespaces srm_d0..srm_d3), then runs bench/rebuild_bench.py
-# with the given arguments (see bench/README.md).  Results go to
-# bench/results/rebuild.{md,csv} unless --out says otherwise.
+# with the given arguments (see bench/README.md).  Results (rebuild.md and
+# .csv, and run.md: what ran where) go to
+# bench/results/YYYY-MM-DD-rebuild-pgN unless --out says otherwise.
 #
 #   bench/run_rebuild_bench.sh                            # 50M rows, 64MB
 #   bench/run_rebuild_bench.sh --rows 1000000 --reps 1    # a quick look
@@ -27,5 +28,5 @@ checkpoint_timeout = '30min'
 autovacuum = off
 log_temp_files = -1" srm_cluster_start
 srm_psql -qc "CREATE EXTENSION srmsort" >/dev/null
-srm_bench_outdirs "$@"
-srm_bench_py rebuild_bench.py --out "$SRM_REPO/bench/results" "$@"
+srm_bench_outdir "rebuild-pg$SRM_PG_MAJOR" "$@"
+srm_bench_py rebuild_bench.py "$@" --out "$SRM_BENCH_OUT"

@@ -1,4 +1,4 @@
--- The record format of runs (src/record.c) at its edges, external (64kB,
+-- The record format of runs (src/keys/record.c) at its edges, external (64kB,
 -- four disks) and in memory (64MB): records of 1 byte to several blocks,
 -- all-NULL rows, NULLs before the first key, many columns, dropped and
 -- added columns (values the tuple lacks), compressed and TOASTed keys,

@@ -1,7 +1,7 @@
 -- Text under ICU collations: srmsort's normalized key is the first 8 bytes
 -- of the primary level of ICU's sort key, made from a table of the ASCII
 -- characters' one-byte primary weights where the collation allows it and
--- by ICU otherwise (src/icukey.c).  A wrong key would misorder the radix
+-- by ICU otherwise (src/keys/icukey.c).  A wrong key would misorder the radix
 -- sort and the merges, so each ORDER BY below runs through PostgreSQL's
 -- sort and srmsort (srm_diff: same ordered keys, same rows), spilled at
 -- 64kB on four disks and in memory at 64MB, under collations made here:

@@ -1,5 +1,5 @@
 --
--- One ORDER BY on every core (src/psort.c): a sort of a whole table that
+-- One ORDER BY on every core (src/query/psort.c): a sort of a whole table that
 -- PostgreSQL would scan in parallel, but sorts in one process, forms its
 -- runs in the workers and the leader, and the leader merges them once.
 -- Differential: every query also runs through PostgreSQL's own sort.

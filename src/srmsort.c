@@ -7,7 +7,7 @@
  * sort inside btree CREATE INDEX) with a parallel-disk mergesort after
  * Barve and Vitter's Simple Randomized Mergesort.  This file only wires the
  * pieces into the server; the design lives in the modules it registers
- * (see the module map in docs/design.md).
+ * (src/README.md draws the floors; docs/design.md teaches the design).
  *
  * IDENTIFICATION
  *	  src/srmsort.c
@@ -35,30 +35,6 @@
 #include "query/workerstats.h"
 
 PG_MODULE_MAGIC;
-
-/* settings; see README.md for their meaning */
-bool		srmsort_enabled = true;
-char	   *srmsort_tablespaces = NULL;
-int			srmsort_partitions = 0;	/* auto */
-int			srmsort_block_size = 256;	/* kB */
-int			srmsort_min_input_size = 64;	/* kB; -1 = the sort's budget */
-int			srmsort_min_work_mem = SRM_MIN_BUDGET_KB;	/* kB */
-int			srmsort_io_method = SRM_IO_METHOD_IO_URING;
-int			srmsort_direct_io = SRM_DIRECT_IO_AUTO;
-int			srmsort_merge_strategy = SRM_MERGE_SRM;
-int			srmsort_max_merge_order = 1024;
-int			srmsort_random_seed = -1;
-bool		srmsort_trace = false;
-bool		srmsort_create_index = true;
-bool		srmsort_parallel_build = true;
-bool		srmsort_cluster = true;
-bool		srmsort_parallel_sort = true;
-bool		srmsort_debug_fail_io_uring = false;
-bool		srmsort_debug_no_slot_reuse = false;
-int			srmsort_debug_merge_pause = 0;	/* ms */
-int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
-char	   *srmsort_debug_slow_disk = NULL;
-int			srmsort_debug_sorter_misuse = SRM_MISUSE_OFF;
 
 static const struct config_enum_entry srm_io_method_options[] = {
 	{"io_uring", SRM_IO_METHOD_IO_URING, false},
@@ -99,8 +75,6 @@ static const struct config_enum_entry sorter_misuse_options[] = {
 	{"restorepos", SRM_MISUSE_RESTOREPOS, false},
 	{NULL, 0, false}
 };
-
-static char *srmsort_partitions_string = NULL;
 
 /* the flags of the developer options */
 #define SRM_DEBUG_GUC_FLAGS \

@@ -71,6 +71,7 @@ srm_enter_root() {
     [ "$(id -u)" -eq 0 ] ||
         srm_die "PostgreSQL $SRM_PG_MAJOR runs in a Debian root (test/pg_server.sh), which takes root to make and enter"
     srm_log "PostgreSQL $SRM_PG_MAJOR: running $(basename "$0") in its Debian root"
+    srm_run_origin
     exec "$SRM_REPO/test/pg_server.sh" run "$SRM_PG_MAJOR" -- \
         /bin/sh -c 'cd "$1" 2>/dev/null || cd "$2"; shift 2; exec "$@"' sh "$PWD" "$SRM_REPO" \
         "$(readlink -f "$0")" ${SRM_ARGV[@]+"${SRM_ARGV[@]}"}
@@ -207,19 +208,93 @@ srm_bench_py() {
         "$SRM_PYTHON" "$SRM_REPO/bench/$script" "$@"
 }
 
-# The benchmarks' output directories (bench/results and the --out argument
-# among "$@"), writable for the cluster's owner, who writes the results.
-srm_bench_outdirs() {
-    local out=$SRM_REPO/bench/results prev= a d
+# The environment bench/'s scripts read besides their arguments: run.md
+# repeats whichever of these the command was given.
+SRM_BENCH_ENV_NAMES="SRMSORT_PG SRMDISKS_SIZE_MB SRMDISKS_ROOT EMULATED MEM ROWS WORK_MEM LOADS TX MBPS SYSTEMS OUT D_LIST REPS"
+
+# One word of a command line as a shell reads it back: quoted only when it
+# must be.
+srm_shell_word() {
+    case "$1" in
+        "" | *[!A-Za-z0-9_./,:=+@%-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+
+# What run.md says of the code and the command: the commit, whether the
+# tree (bench/results aside) differs from it, and the command line.  Taken
+# once, on the host: exported, so that the script re-run in a Debian root
+# (srm_enter_root), which has no git, inherits it.
+srm_run_origin() {
+    [ -z "${SRM_RUN_COMMIT:-}" ] || return 0
+    local a v cmd="" script
+    SRM_RUN_COMMIT=$(git -C "$SRM_REPO" rev-parse --short=12 HEAD 2>/dev/null) ||
+        SRM_RUN_COMMIT="unknown (not a git checkout)"
+    SRM_RUN_DIRTY=$(git -C "$SRM_REPO" status --porcelain -- . ':(exclude)bench/results' \
+        2>/dev/null | cut -c4- | head -20 | tr '\n' ' ')
+    for v in $SRM_BENCH_ENV_NAMES; do
+        [ -n "$(printenv "$v")" ] || continue
+        # --pg N sets SRMSORT_PG itself
+        [ "$v" != SRMSORT_PG ] || case " ${SRM_ARGV[*]-} " in *" --pg"*) continue ;; esac
+        cmd+="$v=$(srm_shell_word "$(printenv "$v")") "
+    done
+    script=$(readlink -f "$0")
+    cmd+=${script#"$SRM_REPO"/}
+    for a in ${SRM_ARGV[@]+"${SRM_ARGV[@]}"}; do cmd+=" $(srm_shell_word "$a")"; done
+    SRM_RUN_CMD=$cmd
+    export SRM_RUN_COMMIT SRM_RUN_DIRTY SRM_RUN_CMD
+}
+
+# A directory bench/'s scripts write into, writable for the cluster's
+# owner, who writes the results.
+srm_bench_mkdir() {
+    mkdir -p "$1"
+    chmod 777 "$1" 2>/dev/null || true
+}
+
+# A benchmark run's results directory, SRM_BENCH_OUT: the --out argument
+# among "$@" (the last), else bench/results/YYYY-MM-DD-$1 (-2, -3, ... when
+# taken).  Writes its run.md: when, which code (commit, and the files that
+# differ from it), which server, the machine's load, the exact command.
+# Call it once the server is known (after srm_packages).
+srm_bench_outdir() {
+    local slug=$1 out="" prev="" a n=2 when
+    shift
     for a in "$@"; do
-        [ "$prev" = "--out" ] && out=$a
+        [ "$prev" != --out ] || out=$a
         case "$a" in --out=*) out=${a#--out=} ;; esac
         prev=$a
     done
-    for d in "$SRM_REPO/bench/results" "$out"; do
-        mkdir -p "$d"
-        chmod 777 "$d" 2>/dev/null || true
-    done
+    when=$(date -u '+%Y-%m-%d %H:%M UTC')
+    if [ -z "$out" ]; then
+        out=$SRM_REPO/bench/results/$(date -u +%F)-$slug
+        while [ -e "$out" ]; do
+            out=$SRM_REPO/bench/results/$(date -u +%F)-$slug-$n
+            n=$((n + 1))
+        done
+    fi
+    case "$out" in /*) ;; *) out=$PWD/$out ;; esac
+    srm_bench_mkdir "$out"
+    SRM_BENCH_OUT=$out
+    srm_run_origin
+    {
+        echo "# ${out##*/}"
+        echo
+        echo "* Started: $when"
+        if [ -n "$SRM_RUN_DIRTY" ]; then
+            echo "* Code: srmsort $SRM_RUN_COMMIT, tree dirty (differs from the commit in: ${SRM_RUN_DIRTY% })"
+        else
+            echo "* Code: srmsort $SRM_RUN_COMMIT, tree clean"
+        fi
+        echo "* Server: $("$SRM_PG_CONFIG" --version)"
+        echo "* Machine: $(hostname), $(nproc) CPUs, $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); at the start: $(uptime | sed 's/^ *//')"
+        echo "* Command, from the repository's top:"
+        echo
+        echo '```sh'
+        echo "$SRM_RUN_CMD"
+        echo '```'
+    } >"$out/run.md"
+    srm_log "results: ${out#"$SRM_REPO"/} (srmsort $SRM_RUN_COMMIT${SRM_RUN_DIRTY:+, tree dirty})"
 }
 
 # Remove clusters of interrupted earlier runs (only our own prefix).

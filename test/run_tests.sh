@@ -10,10 +10,11 @@
 # non-root user with srmsort preloaded and four tablespaces srm_d0..srm_d3
 # in four temporary directories, runs every pg_regress test (sql/*.sql),
 # the unit tests of the pure parts (test/unit), every TAP test
-# (test/t/*.pl) and the Citus check (test/citus/
-# run_citus.sh), prints diffs and log tails on failure, removes the cluster
-# and ends with "N passed, N failed, N skipped".  The Citus check is skipped
-# only where no Citus release supports the server (19), or where there is
+# (test/t/*.pl), the Citus check (test/citus/run_citus.sh), the house
+# rule of src/ (test/check_layers.sh) and the links between the docs
+# (docs/check_links.py), prints diffs and log tails on failure, removes
+# the cluster and ends with "N passed, N failed, N skipped".  The Citus
+# check is skipped only where no Citus release supports the server (19), or where there is
 # no Citus source and SRMSORT_REQUIRE_CITUS is unset.  Also runs as a
 # non-root user who has the packages (15 only: the roots take root).
 #
@@ -117,6 +118,26 @@ failed=0
 skipped=0
 failures=""
 skips=""
+
+# ---- the house rule of src/ (src/README.md), and the docs' links ----
+if [ -z "$ONLY" ] || [[ layers == *$ONLY* ]]; then
+    srm_log "layers: test/check_layers.sh"
+    if PG_CONFIG=$SRM_PG_CONFIG "$SRM_REPO/test/check_layers.sh" "$SRM_REPO"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures layers"
+    fi
+fi
+if [ -z "$ONLY" ] || [[ links == *$ONLY* ]]; then
+    srm_log "links: docs/check_links.py"
+    if python3 "$SRM_REPO/docs/check_links.py"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures="$failures links"
+    fi
+fi
 
 # ---- pg_regress: every sql/*.sql, in name order, one test each ----
 tests=""

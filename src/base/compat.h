@@ -259,4 +259,29 @@ SrmRelationPath(SMgrRelation reln, ForkNumber forknum)
 #endif
 }
 
+/*
+ * The settings the server holds (utils/guc_tables.h, which the caller
+ * includes): an array of every setting and its length (16 added the
+ * length argument), and a setting's type-specific part, which 19 embeds in
+ * struct config_generic.
+ */
+#if PG_VERSION_NUM >= 160000
+#define SrmGucVariables(n) get_guc_variables(n)
+#else
+#define SrmGucVariables(n) (*(n) = GetNumConfigOptions(), get_guc_variables())
+#endif
+#if PG_VERSION_NUM >= 190000
+#define SrmGucBool(gen)		(&(gen)->_bool)
+#define SrmGucInt(gen)		(&(gen)->_int)
+#define SrmGucReal(gen)		(&(gen)->_real)
+#define SrmGucString(gen)	(&(gen)->_string)
+#define SrmGucEnum(gen)		(&(gen)->_enum)
+#else
+#define SrmGucBool(gen)		((struct config_bool *) (gen))
+#define SrmGucInt(gen)		((struct config_int *) (gen))
+#define SrmGucReal(gen)		((struct config_real *) (gen))
+#define SrmGucString(gen)	((struct config_string *) (gen))
+#define SrmGucEnum(gen)		((struct config_enum *) (gen))
+#endif
+
 #endif							/* SRM_COMPAT_H */

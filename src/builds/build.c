@@ -51,11 +51,11 @@
 #include "utils/sortsupport.h"
 
 #include "base/settings.h"
+#include "builds/armed.h"
 #include "builds/btload.h"
 #include "builds/build.h"
 #include "builds/buildscan.h"
 #include "builds/pbuild.h"
-#include "builds/utility.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
 #include "keys/keys.h"
@@ -261,24 +261,6 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 	return SrmBtLoadFinish(ld);
-}
-
-/*
- * SrmTraceSeconds
- *		Is a trace line of a build or CLUSTER sort wanted (srmsort.trace,
- *		or DEBUG1 logged)?  If so, *seconds since start.
- */
-bool
-SrmTraceSeconds(instr_time start, double *seconds)
-{
-	instr_time	now;
-
-	if (!srmsort_trace && !message_level_is_interesting(DEBUG1))
-		return false;
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	*seconds = INSTR_TIME_GET_DOUBLE(now);
-	return true;
 }
 
 /*

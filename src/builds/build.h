@@ -19,7 +19,4 @@
 extern IndexBuildResult *SrmBtBuild(Relation heap, Relation index,
 									IndexInfo *indexInfo);
 
-/* Is a trace line wanted?  If so, *seconds since start. */
-extern bool SrmTraceSeconds(instr_time start, double *seconds);
-
 #endif							/* SRM_BUILD_H */

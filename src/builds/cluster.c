@@ -78,12 +78,11 @@
 
 #include "base/compat.h"
 #include "base/settings.h"
-#include "builds/build.h"
+#include "builds/armed.h"
 #include "builds/citus.h"
 #include "builds/cluster.h"
 #include "builds/clusterscan.h"
 #include "builds/pcluster.h"
-#include "builds/utility.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
 #include "keys/record.h"

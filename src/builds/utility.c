@@ -99,16 +99,11 @@
 
 #include "base/compat.h"
 #include "base/settings.h"
+#include "builds/armed.h"
 #include "builds/build.h"
 #include "builds/citus.h"
 #include "builds/cluster.h"
 #include "builds/utility.h"
-
-/* what the statement in progress lets srmsort take (bits) */
-#define SRM_ARM_CREATE		(1 << 0)	/* indexes it creates and builds */
-#define SRM_ARM_REINDEX		(1 << 1)	/* indexes reindex_index rebuilds */
-#define SRM_ARM_CONCURRENT	(1 << 2)	/* CONCURRENTLY builds */
-#define SRM_ARM_CLUSTER		(1 << 3)	/* CLUSTER's heap sort */
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
@@ -117,18 +112,6 @@ static build_simple_rel_hook_type prev_build_simple_rel = NULL;
 #else
 static get_relation_info_hook_type prev_get_relation_info = NULL;
 #endif
-
-/*
- * The state of the armed statement, in TopMemoryContext: the relations it
- * created (to swap at index_create's callback, and CONCURRENTLY's), the
- * indexes whose ambuild is ours, and those whose build has begun (never
- * swapped again).
- */
-static int	arm_kinds = 0;
-static List *arm_created = NIL;
-static List *arm_concurrent = NIL;
-static List *arm_swapped = NIL;
-static List *arm_started = NIL;
 
 static void srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							   bool readOnlyTree, ProcessUtilityContext context,
@@ -145,8 +128,6 @@ static void srm_get_relation_info(PlannerInfo *root, Oid relationObjectId,
 								  bool inhparent, RelOptInfo *rel);
 #endif
 static int	statement_kinds(Node *parsetree);
-static void remember_oid(List **set, Oid oid);
-static void disarm(void);
 
 /*
  * SrmUtilityInit
@@ -301,35 +282,6 @@ statement_kinds(Node *parsetree)
 }
 
 /*
- * remember_oid
- *		Add oid to one of the armed statement's sets (in TopMemoryContext,
- *		where they live until disarm).
- */
-static void
-remember_oid(List **set, Oid oid)
-{
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-	*set = list_append_unique_oid(*set, oid);
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * disarm
- *		Forget the armed statement; never ERRORs (used in PG_FINALLY).
- */
-static void
-disarm(void)
-{
-	arm_kinds = 0;
-	list_free(arm_created);
-	list_free(arm_concurrent);
-	list_free(arm_swapped);
-	list_free(arm_started);
-	arm_created = arm_concurrent = arm_swapped = arm_started = NIL;
-}
-
-/*
  * srm_ProcessUtility
  *		Arm the statements srmsort takes part in and run them unchanged.
  */
@@ -346,7 +298,7 @@ srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	 * calls, an event trigger) is not armed: the outer statement's state
 	 * stays as it is and is forgotten only when that one ends.
 	 */
-	if (arm_kinds != 0 ||
+	if (SrmArmedKinds() != 0 ||
 		(kinds = statement_kinds(pstmt->utilityStmt)) == 0)
 	{
 		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
@@ -354,7 +306,7 @@ srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		return;
 	}
 
-	arm_kinds = kinds;
+	SrmArm(kinds);
 	PG_TRY();
 	{
 		call_next(pstmt, queryString, readOnlyTree, context, params, queryEnv,
@@ -364,12 +316,12 @@ srm_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	{
 		/* still within the failed (sub)transaction: entries still open */
 		SrmClusterDisarm(true);
-		disarm();
+		SrmDisarm();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	SrmClusterDisarm(false);
-	disarm();
+	SrmDisarm();
 }
 
 /*
@@ -385,26 +337,10 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access != OAT_POST_CREATE || classId != RelationRelationId ||
 		subId != 0)
 		return;
-	if (arm_kinds & SRM_ARM_CREATE)
-		remember_oid(&arm_created, objectId);
-	if (arm_kinds & SRM_ARM_CONCURRENT)
-		remember_oid(&arm_concurrent, objectId);
-}
-
-/*
- * SrmOpenIfLockedByMe
- *		Relation relid's relcache entry (RelationClose it) if this backend
- *		holds exactly lockmode on it, else NULL.
- */
-Relation
-SrmOpenIfLockedByMe(Oid relid, LOCKMODE lockmode)
-{
-	LOCKTAG		tag;
-
-	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
-	if (!SrmLockHeldByMe(&tag, lockmode))
-		return NULL;
-	return RelationIdGetRelation(relid);
+	if (SrmArmedKinds() & SRM_ARM_CREATE)
+		SrmArmedAdd(SRM_ARMED_CREATED, objectId);
+	if (SrmArmedKinds() & SRM_ARM_CONCURRENT)
+		SrmArmedAdd(SRM_ARMED_CONCURRENT, objectId);
 }
 
 /*
@@ -445,7 +381,7 @@ swap_ambuild(Relation index)
 			return;
 		index->rd_indam = &srm_bt_routine;
 	}
-	remember_oid(&arm_swapped, RelationGetRelid(index));
+	SrmArmedAdd(SRM_ARMED_SWAPPED, RelationGetRelid(index));
 }
 
 /*
@@ -456,20 +392,21 @@ swap_ambuild(Relation index)
 static void
 srm_relcache_callback(Datum arg, Oid relid)
 {
+	int			kinds = SrmArmedKinds();
 	Relation	index;
 
-	if (arm_kinds == 0 || !OidIsValid(relid) ||
-		!IsTransactionState() || list_member_oid(arm_started, relid))
+	if (kinds == 0 || !OidIsValid(relid) ||
+		!IsTransactionState() || SrmArmedHas(SRM_ARMED_STARTED, relid))
 		return;
-	if ((arm_kinds & SRM_ARM_CREATE) && list_member_oid(arm_created, relid))
+	if ((kinds & SRM_ARM_CREATE) && SrmArmedHas(SRM_ARMED_CREATED, relid))
 	{
 		/* only the first call: the one from index_create, entry open */
-		arm_created = list_delete_oid(arm_created, relid);
+		SrmArmedRemove(SRM_ARMED_CREATED, relid);
 		index = RelationIdGetRelation(relid);
 	}
 	else
 	{
-		if (!(arm_kinds & SRM_ARM_REINDEX) || !ReindexIsProcessingIndex(relid))
+		if (!(kinds & SRM_ARM_REINDEX) || !ReindexIsProcessingIndex(relid))
 			return;
 		index = SrmOpenIfLockedByMe(relid, AccessExclusiveLock);
 	}
@@ -491,12 +428,12 @@ swap_concurrent(Oid heapOid)
 {
 	ListCell   *lc;
 
-	foreach(lc, arm_concurrent)
+	foreach(lc, SrmArmedList(SRM_ARMED_CONCURRENT))
 	{
 		Oid			oid = lfirst_oid(lc);
 		Relation	index;
 
-		if (list_member_oid(arm_started, oid) ||
+		if (SrmArmedHas(SRM_ARMED_STARTED, oid) ||
 			IndexGetRelation(oid, true) != heapOid ||
 			(index = SrmOpenIfLockedByMe(oid, RowExclusiveLock)) == NULL)
 			continue;
@@ -517,11 +454,13 @@ swap_concurrent(Oid heapOid)
 static void
 planner_look(PlannerInfo *root, Oid relid, bool inhparent)
 {
-	if (arm_kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
+	int			kinds = SrmArmedKinds();
+
+	if (kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
 		return;
-	if (inhparent && (arm_kinds & SRM_ARM_CONCURRENT))
+	if (inhparent && (kinds & SRM_ARM_CONCURRENT))
 		swap_concurrent(relid);
-	else if (!inhparent && (arm_kinds & SRM_ARM_CLUSTER))
+	else if (!inhparent && (kinds & SRM_ARM_CLUSTER))
 		SrmClusterArm(relid);
 }
 
@@ -553,28 +492,3 @@ srm_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 	planner_look(root, relationObjectId, inhparent);
 }
 #endif
-
-/*
- * SrmBuildClaim
- *		Called by SrmBtBuild: may srmsort build this index?  True only for
- *		an index swapped in the statement in progress, on a table Citus
- *		does not manage; from now on the swap is not redone for it.
- */
-bool
-SrmBuildClaim(Oid indexOid)
-{
-	if (arm_kinds == 0 || !list_member_oid(arm_swapped, indexOid))
-		return false;
-	remember_oid(&arm_started, indexOid);
-	return !SrmCitusOwnsRelation(IndexGetRelation(indexOid, true));
-}
-
-/*
- * SrmClusterArmed
- *		Does the statement in progress let srmsort sort CLUSTER's table?
- */
-bool
-SrmClusterArmed(void)
-{
-	return (arm_kinds & SRM_ARM_CLUSTER) != 0;
-}

@@ -45,21 +45,8 @@
  * SrmSorterEnd (an error), before any buffer is freed; fd.c's resource
  * owner deletes the files themselves.
  *
- * Memory accounting.  What counts against the budget (mem_used) is:
- *	 - the memory load: its arena chunks and tuple array (runs.c);
- *	 - the block buffers runs are written through, B + SRM_BUF_SLACK bytes
- *	   each, and the page caches of the run being written if runs are paged;
- *	 - the runs' bookkeeping in memory (block references, forecast entries,
- *	   run headers) up to its share of the budget (SrmMetaCharged);
- *	 - while a merge or a scan runs, its buffers and its inputs' page caches
- *	   (SrmMergeMemory, SrmScanMemory; sortmerge.c notes them through
- *	   SrmSorterNoteMem).
- * Bookkeeping past its share is held beyond the budget: early merges
- * (mergeplan.c plans them, sortmerge.c runs them) bring it back.  The
- * memory peak shown by EXPLAIN (note_mem) is the charged memory plus that
- * excess.  The sorter's own small structures, the keys and a merge's tree
- * of runs are not counted.  The merge planner sizes everything from the
- * same rules (mergeplan.h).
+ * Memory accounting: sortruns.c keeps the run list and the budget, and
+ * says what counts against it.
  *
  * IDENTIFICATION
  *	  src/engine/sorter.c
@@ -75,7 +62,10 @@
 
 #include "base/settings.h"
 #include "base/shmem.h"
+#include "engine/sorter.h"
 #include "engine/sorter_int.h"
+#include "engine/sortmerge.h"
+#include "engine/sortruns.h"
 #include "merge/merge.h"
 #include "merge/mergeplan.h"
 #include "runs/runexport.h"
@@ -100,53 +90,6 @@ StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
 				 "a name for every sorter state");
 
 static void sorter_reset_callback(void *arg);
-
-/* The part of the runs' bookkeeping charged to the budget. */
-static inline Size
-meta_charged(SrmSorter *s)
-{
-	return SrmMetaCharged(s->budget, s->runs_meta_bytes);
-}
-
-/*
- * mem_used
- *		Bytes charged to the budget right now.
- */
-static Size
-mem_used(SrmSorter *s)
-{
-	Size		used = SrmMemLoadBytes(&s->load);
-
-	used += (Size) s->wring.nbufs * (s->block_size + SRM_BUF_SLACK);
-	/* the page caches of the run being written */
-	if (s->wring.nbufs > 0)
-		used += SrmRunOpenBytes(s->ts);
-	return used + meta_charged(s);
-}
-
-/*
- * note_mem
- *		Record the memory peak: used (charged) plus the uncharged
- *		bookkeeping.
- */
-static void
-note_mem(SrmSorter *s, Size used)
-{
-	used += s->runs_meta_bytes - meta_charged(s);
-	if (used > s->mem_peak)
-		s->mem_peak = used;
-}
-
-/*
- * SrmSorterNoteMem
- *		Record the memory peak while a merge or a scan (sortmerge.c) holds
- *		beside bytes of buffers and page caches on top of mem_used.
- */
-void
-SrmSorterNoteMem(SrmSorter *s, Size beside)
-{
-	note_mem(s, mem_used(s) + beside);
-}
 
 /*
  * sorter_create
@@ -231,23 +174,6 @@ SrmSorterBeginIndexOrder(TupleDesc tupdesc, Relation indexRel, int workMemKB,
 /* ---------- external sort set-up ---------- */
 
 /*
- * SrmSorterPlanLimits
- *		See sorter.h; the settings as they are now.
- */
-SrmPlanLimits
-SrmSorterPlanLimits(void)
-{
-	SrmPlanLimits limits = {
-		.max_disks = SRM_MAX_DISKS,
-		.max_block = srmsort_block_size * 1024,
-		.max_order = srmsort_max_merge_order,
-		.block_meta = sizeof(SrmBlockRef) + sizeof(SrmForecastEntry)
-	};
-
-	return limits;
-}
-
-/*
  * shared_disks
  *		The disk set of a participant of a parallel build.
  */
@@ -329,39 +255,6 @@ go_external(SrmSorter *s)
 	s->runs = palloc(s->maxruns * sizeof(SrmRun *));
 	s->state = SS_BUILDRUNS;
 	MemoryContextSwitchTo(old);
-}
-
-/*
- * SrmSorterNewRun
- *		An empty run on a random start disk (SRM) or disk 0 (DSM).  expect
- *		is the bookkeeping it will probably need: if that would take the
- *		bookkeeping in memory past its share, runs are paged from now on.
- */
-SrmRun *
-SrmSorterNewRun(SrmSorter *s, Size expect)
-{
-	if (!s->ts->page_meta &&
-		s->runs_meta_bytes + expect > s->budget / SRM_META_RESIDENT_SHARE)
-		SrmTapePageMeta(s->ts);
-	return SrmRunCreate(s->ts, s->dsm ? 0 : SrmTapeRandomStart(s->ts));
-}
-
-/*
- * SrmSorterAddRun
- *		Append a finished run to the sort's list of runs.
- */
-void
-SrmSorterAddRun(SrmSorter *s, SrmRun *run)
-{
-	if (s->nruns >= s->maxruns)
-	{
-		s->maxruns *= 2;
-		s->runs = repalloc(s->runs, s->maxruns * sizeof(SrmRun *));
-	}
-	s->runs[s->nruns++] = run;
-	/* a running total: summing over thousands of runs at every check would
-	 * be quadratic in the runs */
-	s->runs_meta_bytes += run->meta_bytes;
 }
 
 /*
@@ -527,12 +420,12 @@ dump_run(SrmSorter *s, bool last)
 		}
 	}
 	/* the next run: array and arena share what the rest leaves */
-	other = mem_used(s) - SrmMemLoadBytes(&s->load);
+	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
 	if (other < s->budget || s->load.tuples == NULL)
 		SrmMemLoadFit(&s->load, other < s->budget ? s->budget - other : 0,
 					  avglen);
 	/* the arena chunks kept for the next run fit beside its array */
-	other = mem_used(s);
+	other = SrmSorterMemUsed(s);
 	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
 	MemoryContextSwitchTo(old);
 }
@@ -565,12 +458,12 @@ make_room(SrmSorter *s, Size len)
 	Size		space = SrmMemLoadSpace(load, len);
 
 	if (load->ntuples >= load->maxtuples &&
-		!SrmMemLoadGrow(load, s->budget, mem_used(s)))
+		!SrmMemLoadGrow(load, s->budget, SrmSorterMemUsed(s)))
 		dump_run(s, false);
 	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
-		Size		used = mem_used(s);
+		Size		used = SrmSorterMemUsed(s);
 
 		if (!SrmMemLoadChunkFits(load, space,
 								 used < s->budget ? s->budget - used : 0))
@@ -593,7 +486,7 @@ added(SrmSorter *s, void *copy, Size len)
 	s->tuples++;
 	s->input_bytes += len;
 	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
-		note_mem(s, mem_used(s));
+		SrmSorterNoteMem(s, 0);
 }
 
 /*
@@ -876,7 +769,7 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 		s->nruns_initial++;
 		SrmJobAddRun(run->nbytes);
 	}
-	note_mem(s, mem_used(s));
+	SrmSorterNoteMem(s, 0);
 	MemoryContextSwitchTo(old);
 	return h.nruns;
 }

@@ -37,17 +37,8 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
+#include "engine/sortruns.h"
 #include "engine/sortstats.h"
-#include "merge/mergeplan.h"
-
-typedef struct SrmSorter SrmSorter;
-
-/* What the merge planner takes from the settings and the runs' format. */
-extern SrmPlanLimits SrmSorterPlanLimits(void);
-
-/* flags for SrmSorterBegin* */
-#define SRM_SORT_NONE			0
-#define SRM_SORT_RANDOMACCESS	(1 << 0)	/* rescan, mark/restore, backward */
 
 /*
  * Heap flavour: sort tuples of tupdesc on nkeys columns, as

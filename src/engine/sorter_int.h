@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * sorter_int.h
- *	  The sorter's insides, shared by the engine's two files: sorter.c (the
- *	  API, the states, the memory budget, run formation, reading the
- *	  result) and sortmerge.c (merging the runs down to the final merge).
+ *	  The sorter's insides, shared by the engine's sorter files: sorter.c
+ *	  (the API, the states, run formation, reading the result), sortmerge.c
+ *	  (merging the runs down to the final merge) and sortruns.c (the run
+ *	  list and the memory budget).
  *
- * Nothing else includes it: to every other module a sorter is sorter.h's
- * opaque handle.
+ * Nothing outside engine/ includes it: to every other module a sorter is
+ * sorter.h's opaque handle.  It includes nothing of engine/, so that the
+ * three files can sit on top of one another: sortruns.c below
+ * sortmerge.c below sorter.c.
  *
  * IDENTIFICATION
  *	  src/engine/sorter_int.h
@@ -16,7 +19,6 @@
 #ifndef SRM_SORTER_INT_H
 #define SRM_SORTER_INT_H
 
-#include "engine/sorter.h"
 #include "merge/merge.h"
 #include "runs/runs.h"
 #include "runs/scan.h"
@@ -77,7 +79,7 @@ struct SrmSorter
 	bool		tight_memory;	/* not even the smallest merge fits */
 	bool		no_early_merge; /* early merges did not fit: never again */
 	bool		job;			/* registered in shared memory */
-	SrmSorterShare *share;		/* parallel builds: the shared disks */
+	struct SrmSorterShare *share;	/* parallel builds: the shared disks */
 
 	/* reading, as tuplesort: next tuple forward, and whether at the end */
 	int64		current;
@@ -90,27 +92,5 @@ struct SrmSorter
 	int64		input_bytes;
 	Size		mem_peak;
 };
-
-/* sorter.c: the runs and the budget, for the merges */
-extern SrmRun *SrmSorterNewRun(SrmSorter *s, Size expect);
-extern void SrmSorterAddRun(SrmSorter *s, SrmRun *run);
-extern void SrmSorterNoteMem(SrmSorter *s, Size beside);
-
-/*
- * SrmSorterNoOpenRun
- *		Where runs[] must be every run: no run is open (its blocks still in
- *		the writer's buffers, its bookkeeping not counted).  An internal
- *		error, not a crash, if a caller broke that.
- */
-static inline void
-SrmSorterNoOpenRun(SrmSorter *s, const char *where)
-{
-	if (unlikely(s->open_run != NULL || s->open_writer != NULL))
-		elog(ERROR, "srmsort: %s with a run still open", where);
-}
-
-/* sortmerge.c */
-extern bool SrmSorterMergeEarly(SrmSorter *s);
-extern void SrmSorterRunMerges(SrmSorter *s);
 
 #endif							/* SRM_SORTER_INT_H */

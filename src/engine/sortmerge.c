@@ -11,8 +11,8 @@
  * two runs while the runs' bookkeeping is past its share of the budget.
  * The merges end in the final merge or, for random access, in one run and
  * its scan; sorter.c then sets the state, as it alone moves a sort between
- * states.  Each merge's memory is noted through sorter.c, which keeps the
- * budget (SrmSorterNoteMem).
+ * states.  Each merge's memory is noted through sortruns.c, which keeps
+ * the budget (SrmSorterNoteMem).
  *
  * IDENTIFICATION
  *	  src/engine/sortmerge.c
@@ -26,6 +26,8 @@
 #include "base/settings.h"
 #include "base/shmem.h"
 #include "engine/sorter_int.h"
+#include "engine/sortmerge.h"
+#include "engine/sortruns.h"
 #include "merge/merge.h"
 #include "merge/mergeplan.h"
 #include "runs/runs.h"

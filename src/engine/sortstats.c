@@ -44,6 +44,7 @@
 #endif
 #include "lib/stringinfo.h"
 
+#include "base/settings.h"
 #include "engine/sortstats.h"
 #include "io/placement.h"
 
@@ -477,4 +478,22 @@ SrmSortStatsText(const SrmSortStats *st)
 			if (facts[i].at == at)
 				append_words(&buf, facts[i].log, &facts[i], st, true);
 	return buf.data;
+}
+
+/*
+ * SrmTraceSeconds
+ *		Is a trace line of a build or CLUSTER sort wanted (srmsort.trace,
+ *		or DEBUG1 logged)?  If so, *seconds since start.
+ */
+bool
+SrmTraceSeconds(instr_time start, double *seconds)
+{
+	instr_time	now;
+
+	if (!srmsort_trace && !message_level_is_interesting(DEBUG1))
+		return false;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	*seconds = INSTR_TIME_GET_DOUBLE(now);
+	return true;
 }

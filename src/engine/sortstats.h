@@ -12,6 +12,8 @@
 #ifndef SRM_SORTSTATS_H
 #define SRM_SORTSTATS_H
 
+#include "portability/instr_time.h"
+
 struct ExplainState;
 
 typedef enum SrmSortMethod
@@ -95,5 +97,11 @@ extern char *SrmSortStatsWorkerText(const SrmSortStats *st);
  * srmsort.trace line's and the index build's DETAIL.
  */
 extern char *SrmSortStatsText(const SrmSortStats *st);
+
+/*
+ * Is a trace line of a build or CLUSTER sort wanted (srmsort.trace, or
+ * DEBUG1 logged)?  If so, *seconds since start.
+ */
+extern bool SrmTraceSeconds(instr_time start, double *seconds);
 
 #endif							/* SRM_SORTSTATS_H */

@@ -28,11 +28,7 @@
 
 #include "portability/instr_time.h"
 
-typedef enum SrmIoMethod
-{
-	SRM_IO_METHOD_IO_URING = 0,
-	SRM_IO_METHOD_SYNC
-} SrmIoMethod;
+#include "base/settings.h"
 
 typedef enum SrmIoState
 {
@@ -77,9 +73,6 @@ typedef struct SrmIoSet
 	void		(*on_complete) (struct SrmIo *io, double ms, void *arg);
 	void	   *on_complete_arg;
 } SrmIoSet;
-
-/* settings (defined in srmsort.c) */
-extern PGDLLIMPORT int srmsort_io_method;
 
 /*
  * Create a set in CurrentMemoryContext using srmsort.io_method, falling

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * disks.c
- *	  The workfile disks of a sort: one temporary file per tablespace.
+ *	  Which disks a sort writes to: tablespaces, partitions and weights.
  *
  * Resolution.  srmsort.tablespaces names the disks; when it is empty, the
  * session's temp_tablespaces are used (already filtered for CREATE
@@ -23,20 +23,8 @@
  * as load grows (the paper's simplified adaptive scheme; the thresholds
  * are bench/concurrency.sh's).  Without shared memory P is 1.
  *
- * Workfiles.  Each disk's file is made by fd.c's OpenTemporaryFile with
- * the temporary-tablespace list briefly forced to that one tablespace, so
- * that the file is registered with the resource owner (closed and deleted
- * at abort), counted against temp_file_limit, reported to log_temp_files
- * when deleted, and named pgsql_tmp* inside the tablespace's pgsql_tmp
- * directory (removed by a crash restart).  Since fd.c may close and reopen
- * its kernel fds at any time, the I/O itself uses a second, stable fd
- * opened on the same path and declared to fd.c with AcquireExternalFD.
- * Before a write extends a file, a zero-length FileWrite at the new end
- * makes fd.c check temp_file_limit and account the growth.
- *
- * Memory: the set and its paths live in the context current at
- * SrmDiskSetOpen.  In an abort the resource owner deletes the files; the
- * owner of the set only closes the stable fds (SrmDiskSetClose(set, true)).
+ * The workfiles themselves, and the disk sets of parallel sorts whose
+ * participants share the disks, are workfile.c's.
  *
  * IDENTIFICATION
  *	  src/io/disks.c
@@ -61,13 +49,13 @@
 #include "utils/varlena.h"
 #include "utils/wait_event.h"
 
+#include "base/settings.h"
 #include "base/shmem.h"
 #include "io/aio.h"
 #include "io/disks.h"
 #include "io/iomode.h"
 #include "io/placement.h"
-
-static bool warned_no_direct = false;
+#include "io/workfile.h"
 
 /*
  * may_create_in
@@ -205,123 +193,6 @@ resolve_disks(Oid *oids, char names[][NAMEDATALEN])
 }
 
 /*
- * create_temp_file
- *		A temporary file of fd.c in disk's tablespace (deleted at close, at
- *		the end of the transaction or by a crash restart; counted against
- *		temp_file_limit).
- */
-static File
-create_temp_file(SrmDisk *disk)
-{
-	Oid			saved_buf[SRM_MAX_DISKS];
-	Oid		   *saved;
-	Oid		   *one;
-	int			nsaved;
-	File		f;
-	char		tmpdir[MAXPGPATH];
-	Oid			where;
-
-	/* force the temporary-tablespace list to this one tablespace */
-	PrepareTempTablespaces();
-	nsaved = GetTempTablespaces(saved_buf, SRM_MAX_DISKS);
-	saved = MemoryContextAlloc(TopTransactionContext, Max(nsaved, 1) * sizeof(Oid));
-	memcpy(saved, saved_buf, nsaved * sizeof(Oid));
-	one = MemoryContextAlloc(TopTransactionContext, sizeof(Oid));
-	*one = disk->spcOid;
-	SetTempTablespaces(one, 1);
-	PG_TRY();
-	{
-		f = OpenTemporaryFile(false);
-	}
-	PG_FINALLY();
-	{
-		SetTempTablespaces(saved, nsaved);
-	}
-	PG_END_TRY();
-
-	/* OpenTemporaryFile falls back to the default tablespace silently */
-	where = OidIsValid(disk->spcOid) ? disk->spcOid :
-		(OidIsValid(MyDatabaseTableSpace) ? MyDatabaseTableSpace : DEFAULTTABLESPACE_OID);
-	TempTablespacePath(tmpdir, where);
-	if (strncmp(FilePathName(f), tmpdir, strlen(tmpdir)) != 0)
-	{
-		char	   *got = pstrdup(FilePathName(f));
-
-		FileClose(f);
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FILE),
-				 errmsg("could not create a workfile in tablespace \"%s\"",
-						disk->spcname),
-				 errdetail("The file was created as \"%s\" instead of in \"%s\".",
-						   got, tmpdir),
-				 errhint("Check that the tablespace's directory exists and is writable by the server.")));
-	}
-	return f;
-}
-
-/*
- * open_stable_fd
- *		The stable kernel fd for I/O on a workfile at path (O_DIRECT when
- *		the set asks for it and the filesystem allows), accounted with
- *		AcquireExternalFD.
- */
-static int
-open_stable_fd(SrmDiskSet *set, const char *path)
-{
-	int			flags;
-	int			fd;
-
-	if (!AcquireExternalFD())
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("too many open files for srmsort workfiles"),
-				 errhint("Raise max_files_per_process or use fewer tablespaces in srmsort.tablespaces.")));
-	flags = O_RDWR | PG_BINARY;
-#ifdef O_DIRECT
-	if (set->direct_io)
-		flags |= O_DIRECT;
-#endif
-	fd = open(path, flags, 0);
-	if (fd < 0 && set->direct_io && errno == EINVAL)
-	{
-		/* the filesystem refuses O_DIRECT: go on buffered */
-		if (!warned_no_direct)
-			ereport(LOG,
-					(errmsg("srmsort.direct_io is not supported for \"%s\", using buffered I/O",
-							path)));
-		warned_no_direct = true;
-		fd = open(path, O_RDWR | PG_BINARY, 0);
-	}
-	if (fd < 0)
-	{
-		int			save_errno = errno;
-
-		ReleaseExternalFD();
-		errno = save_errno;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", path)));
-	}
-	return fd;
-}
-
-/*
- * open_workfile
- *		Create disk d's workfile in its tablespace through fd.c and open the
- *		stable fd.
- */
-static void
-open_workfile(SrmDiskSet *set, SrmDisk *disk)
-{
-	File		f = create_temp_file(disk);
-
-	disk->vfd = f;
-	disk->path = pstrdup(FilePathName(f));
-	disk->accounted = 0;
-	disk->fd = open_stable_fd(set, disk->path);
-}
-
-/*
  * choose_partition
  *		The partition of the ndisks disks spcs[] a new sort takes: the least
  *		loaded of P = srmsort.partitions groups (or P from the load, for
@@ -420,19 +291,6 @@ take_partition(int maxdisks, Oid *oids, char names[][NAMEDATALEN],
 }
 
 /*
- * init_disk
- *		A disk of a set, no file open yet.
- */
-static void
-init_disk(SrmDisk *disk, Oid spc, const char *name)
-{
-	disk->spcOid = spc;
-	strlcpy(disk->spcname, name, NAMEDATALEN);
-	disk->fd = -1;
-	disk->vfd = -1;
-}
-
-/*
  * SrmDiskSetOpen
  *		See disks.h.
  */
@@ -454,154 +312,14 @@ SrmDiskSetOpen(int maxdisks, double expect_bytes)
 	set->direct_io = SrmChooseDirectIo(expect_bytes);
 	set->disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
-		init_disk(&set->disks[i], oids[first + i], names[first + i]);
+		SrmDiskInit(&set->disks[i], oids[first + i], names[first + i]);
 	for (i = 0; i < count; i++)
 	{
-		open_workfile(set, &set->disks[i]);
+		SrmDiskOpenWorkfile(set, &set->disks[i]);
 		set->nopen = i + 1;
 	}
 	SrmDiskWeightsResolve(set);
 	return set;
-}
-
-/*
- * SrmDiskExtend
- *		See disks.h.
- */
-void
-SrmDiskExtend(SrmDiskSet *set, int d, off_t new_eof)
-{
-	SrmDisk    *disk = &set->disks[d];
-	char		dummy = 0;
-
-	if (new_eof <= disk->accounted)
-		return;
-	if (FileWrite(disk->vfd, &dummy, 0, new_eof, WAIT_EVENT_BUFFILE_WRITE) < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write to file \"%s\": %m", disk->path)));
-	disk->accounted = new_eof;
-}
-
-/*
- * SrmDiskCreateAuxFile
- *		See disks.h.
- */
-File
-SrmDiskCreateAuxFile(SrmDiskSet *set, int d)
-{
-	return create_temp_file(&set->disks[d]);
-}
-
-/*
- * SrmDiskOpenProbe
- *		See disks.h.
- */
-int
-SrmDiskOpenProbe(SrmDisk *disk, File *vfd, bool *direct)
-{
-	SrmDiskSet	probe;
-	int			fd;
-
-	*vfd = create_temp_file(disk);
-	memset(&probe, 0, sizeof(probe));
-#ifdef O_DIRECT
-	if (!AcquireExternalFD())
-	{
-		FileClose(*vfd);
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("too many open files for srmsort workfiles"),
-				 errhint("Raise max_files_per_process or use fewer tablespaces in srmsort.tablespaces.")));
-	}
-	fd = open(FilePathName(*vfd), O_RDWR | O_DIRECT | PG_BINARY, 0);
-	if (fd >= 0)
-	{
-		*direct = true;
-		return fd;
-	}
-	ReleaseExternalFD();
-#endif
-	/* no O_DIRECT here: buffered, as the sorts will be */
-	*direct = false;
-	return open_stable_fd(&probe, FilePathName(*vfd));
-}
-
-/*
- * SrmDiskCloseProbe
- *		See disks.h.
- */
-void
-SrmDiskCloseProbe(int fd, File vfd)
-{
-	if (fd >= 0)
-	{
-		close(fd);
-		ReleaseExternalFD();
-	}
-	if (vfd >= 0)
-		FileClose(vfd);
-}
-
-/*
- * SrmDiskSetClose
- *		See disks.h.
- */
-void
-SrmDiskSetClose(SrmDiskSet *set, bool in_abort)
-{
-	int			i;
-	int			f;
-	bool		own_vfd;
-
-	for (i = 0; i < set->nopen; i++)
-	{
-		SrmDisk    *disk = &set->disks[i];
-
-		/* a shared set's other files (disk->fd is among them) */
-		for (f = 0; disk->fds != NULL && f < set->nfiles; f++)
-		{
-			if (disk->fds[f] >= 0 && disk->fds[f] != disk->fd)
-			{
-				close(disk->fds[f]);
-				ReleaseExternalFD();
-			}
-			disk->fds[f] = -1;
-		}
-		/*
-		 * A workfile of gigabytes takes seconds to free on a filesystem with
-		 * online discard, in the process that closes it last.  fd.c unlinks
-		 * and closes its file first (it counts the file's size out of
-		 * temp_file_limit and logs it), and io_uring's worker closes ours,
-		 * the last, off the sort's time.  In an abort the resource owner
-		 * closes fd.c's file.
-		 */
-		own_vfd = !in_abort && disk->vfd >= 0;
-		if (own_vfd)
-		{
-			FileClose(disk->vfd);
-			disk->vfd = -1;
-		}
-		if (disk->fd >= 0)
-		{
-			if (!own_vfd || !SrmIoCloseAsync(disk->fd))
-				close(disk->fd);
-			ReleaseExternalFD();
-			disk->fd = -1;
-		}
-	}
-}
-
-/* ---------- disks shared by the participants of a parallel build ---------- */
-
-/*
- * shared_name
- *		The name of workfile f in a disk's file set.
- */
-static void
-shared_name(char *name, int f)
-{
-	snprintf(name, MAXPGPATH, "srm%d", f);
 }
 
 /*
@@ -633,7 +351,7 @@ SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
 	probe.ndisks = count;
 	probe.disks = palloc0(count * sizeof(SrmDisk));
 	for (i = 0; i < count; i++)
-		init_disk(&probe.disks[i], oids[first + i], names[first + i]);
+		SrmDiskInit(&probe.disks[i], oids[first + i], names[first + i]);
 	SrmDiskWeightsResolve(&probe);
 	memcpy(sd->weights, probe.weights, count * sizeof(double));
 	sd->weight_source = probe.weight_source;
@@ -654,88 +372,6 @@ SrmSharedDisksInit(SrmSharedDisks *sd, dsm_segment *seg, int maxdisks,
 			(OidIsValid(MyDatabaseTableSpace) ? MyDatabaseTableSpace :
 			 DEFAULTTABLESPACE_OID);
 	}
-}
-
-/*
- * SrmSharedDisksAttach
- *		See disks.h.
- */
-void
-SrmSharedDisksAttach(SrmSharedDisks *sd, dsm_segment *seg)
-{
-	int			i;
-
-	for (i = 0; i < sd->ndisks; i++)
-		SharedFileSetAttach(&sd->filesets[i], seg);
-}
-
-/*
- * SrmDiskSetOpenShared
- *		See disks.h.
- */
-SrmDiskSet *
-SrmDiskSetOpenShared(SrmSharedDisks *sd, int myfile, int first, int count,
-					 int peer_first, int npeers)
-{
-	SrmDiskSet *set = palloc0(sizeof(SrmDiskSet));
-	int			i;
-	int			f;
-
-	Assert(myfile >= 0 && myfile < sd->nfiles && sd->nfiles <= SRM_MAX_SHARED_FILES);
-	set->ndisks = sd->ndisks;
-	set->partno = sd->partno;
-	set->nleftout = sd->nleftout;
-	set->direct_io = sd->direct_io;
-	set->nfiles = sd->nfiles;
-	set->myfile = myfile;
-	set->disks = palloc0(set->ndisks * sizeof(SrmDisk));
-	set->weights = palloc(set->ndisks * sizeof(double));
-	memcpy(set->weights, sd->weights, set->ndisks * sizeof(double));
-	set->weight_source = sd->weight_source;
-	for (i = 0; i < set->ndisks; i++)
-	{
-		SrmDisk    *disk = &set->disks[i];
-
-		init_disk(disk, sd->spcs[i], sd->names[i]);
-		disk->fds = palloc(set->nfiles * sizeof(int));
-		disk->paths = palloc0(set->nfiles * sizeof(char *));
-		for (f = 0; f < set->nfiles; f++)
-			disk->fds[f] = -1;
-	}
-	for (i = 0; i < set->ndisks; i++)
-	{
-		SrmDisk    *disk = &set->disks[i];
-		FileSet    *fs = &sd->filesets[i].fs;
-		char		name[MAXPGPATH];
-
-		set->nopen = i + 1;
-		if (i >= first && i < first + count)
-		{
-			/* this participant's own file: it writes and accounts it */
-			shared_name(name, myfile);
-			disk->vfd = FileSetCreate(fs, name);
-			disk->path = pstrdup(FilePathName(disk->vfd));
-			disk->fd = open_stable_fd(set, disk->path);
-			disk->fds[myfile] = disk->fd;
-			disk->paths[myfile] = disk->path;
-		}
-		for (f = peer_first; f < peer_first + npeers; f++)
-		{
-			File		vfd;
-
-			if (f == myfile)
-				continue;
-			shared_name(name, f);
-			vfd = FileSetOpen(fs, name, O_RDWR);
-			if (vfd <= 0)
-				continue;		/* that participant wrote nothing here */
-			disk->paths[f] = pstrdup(FilePathName(vfd));
-			/* only the stable fd is needed; the file stays in the set */
-			FileClose(vfd);
-			disk->fds[f] = open_stable_fd(set, disk->paths[f]);
-		}
-	}
-	return set;
 }
 
 /*

@@ -11,7 +11,7 @@
 #ifndef SRM_DISKSPEED_H
 #define SRM_DISKSPEED_H
 
-#include "io/disks.h"
+#include "io/workfile.h"
 
 /*
  * Set bw[d] to the bandwidth (bytes per second) of disk d of set for a

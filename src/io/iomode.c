@@ -28,9 +28,10 @@
 
 #include <stdio.h>
 
+#include "base/settings.h"
 #include "base/shmem.h"
-#include "io/disks.h"
 #include "io/iomode.h"
+#include "io/workfile.h"
 
 /*
  * read_number

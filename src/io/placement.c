@@ -63,7 +63,6 @@ typedef struct SrmWeightsSetting
 	double		weights[SRM_MAX_DISKS];
 } SrmWeightsSetting;
 
-char	   *srmsort_disk_weights = NULL;
 static const SrmWeightsSetting *weights_setting = NULL;
 
 /* the largest weight a list may give, against the smallest */

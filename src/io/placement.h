@@ -13,7 +13,7 @@
 
 #include "utils/guc.h"
 
-#include "io/disks.h"
+#include "io/workfile.h"
 
 /*
  * The fastest disk of a stripe gets at most this many blocks of a period,
@@ -36,9 +36,6 @@ typedef struct SrmStripe
 	uint8		share[SRM_MAX_DISKS];
 	uint8		pattern[SRM_MAX_STRIPE];
 } SrmStripe;
-
-/* srmsort.disk_weights (its string; the parsed form is the GUC's extra) */
-extern PGDLLIMPORT char *srmsort_disk_weights;
 
 /*
  * Build the stripe for disks of relative weights weights[0..n), with a

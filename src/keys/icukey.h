@@ -12,13 +12,6 @@
 #ifndef SRM_ICUKEY_H
 #define SRM_ICUKEY_H
 
-/*
- * srmsort.debug_icu_table_after's default: the keys a backend makes
- * through ICU for a collation before it builds the collation's table,
- * which costs about as much as that many keys from ICU (icukey.c).
- */
-#define SRM_ICU_TABLE_AFTER		20000
-
 /* One ICU collation's key maker, per backend (opaque; see icukey.c). */
 typedef struct SrmIcuKey SrmIcuKey;
 

@@ -11,8 +11,19 @@
 #ifndef SRM_DSMREAD_H
 #define SRM_DSMREAD_H
 
-#include "merge/merge.h"
 #include "runs/tape.h"
+
+/*
+ * Counters a sort accumulates over all its merges, SRM (merge.c) and DSM
+ * (here) alike.
+ */
+typedef struct SrmMergeCounters
+{
+	int64		parallel_reads; /* Parallel_Read operations (>= 1 block) */
+	int64		blocks_consumed;	/* distinct input blocks merged */
+	int64		flushes;		/* prefetched blocks dropped unread */
+	int64		stalls;			/* leading blocks read on demand */
+} SrmMergeCounters;
 
 typedef struct SrmDsmReader SrmDsmReader;
 

@@ -12,16 +12,8 @@
 #define SRM_MERGE_H
 
 #include "keys/keys.h"
+#include "merge/dsmread.h"
 #include "runs/runwriter.h"
-
-/* Counters a sort accumulates over all its merges. */
-typedef struct SrmMergeCounters
-{
-	int64		parallel_reads; /* Parallel_Read operations (>= 1 block) */
-	int64		blocks_consumed;	/* distinct input blocks merged */
-	int64		flushes;		/* prefetched blocks dropped unread */
-	int64		stalls;			/* leading blocks read on demand */
-} SrmMergeCounters;
 
 typedef struct SrmMerge SrmMerge;
 

@@ -12,12 +12,12 @@
 #ifndef SRM_MERGEPLAN_H
 #define SRM_MERGEPLAN_H
 
+#include "runs/tape.h"			/* SRM_BUF_SLACK */
+
 #define SRM_MIN_AUTO_BLOCK_KB	16	/* the smallest block size chosen */
 #define SRM_TIGHT_BLOCK_KB	8	/* ... and where one disk needs smaller */
 #define SRM_PREFETCH_READS	8	/* SRM merges: Parallel_Reads of read-ahead
 								 * beyond the 2R + D blocks they need */
-#define SRM_BUF_SLACK		64	/* memory charged per block buffer beyond its
-								 * block (buffers come in one allocation) */
 
 /*
  * What the planner takes from the rest of srmsort: mergeplan.c reads no

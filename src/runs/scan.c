@@ -33,7 +33,6 @@
 
 #include "utils/memutils.h"
 
-#include "merge/mergeplan.h"
 #include "runs/scan.h"
 
 typedef struct SrmScanBuf

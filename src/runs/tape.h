@@ -223,6 +223,13 @@ SrmRunBlockDisk(SrmTapeSet *ts, SrmRun *run, int64 i)
 extern int32 SrmTapeAllocSlot(SrmTapeSet *ts, int d);
 
 /*
+ * Memory charged per block buffer beyond its block: buffers come in one
+ * allocation, aligned (SrmTapeAllocBuffers); every budget that holds
+ * buffers (the merge planner, the write ring, scans) charges B + this.
+ */
+#define SRM_BUF_SLACK		64
+
+/*
  * SrmTapeSlotPlace
  *		The stable fd, path and offset of block slot slot on disk d.
  */

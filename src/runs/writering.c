@@ -33,7 +33,6 @@
  */
 #include "postgres.h"
 
-#include "merge/mergeplan.h"
 #include "runs/writering.h"
 
 /*

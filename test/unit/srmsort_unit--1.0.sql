@@ -5,6 +5,9 @@
 -- Each function runs one area's checks and returns a line per failed check
 -- (at most 100, then a line saying how many more), none when all pass.
 
+CREATE FUNCTION srmsort_unit_settings() RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'srmsort_unit_settings' LANGUAGE C STRICT VOLATILE;
+
 CREATE FUNCTION srmsort_unit_mergeplan() RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'srmsort_unit_mergeplan' LANGUAGE C STRICT VOLATILE;
 

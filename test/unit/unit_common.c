@@ -4,21 +4,21 @@
  *	  srmsort_unit: unit tests of srmsort's pure parts, as a test-only
  *	  loadable module.  This file is its shell; unit.h declares it.
  *
- * Three SQL functions, one per area and one file each, run that area's
+ * Four SQL functions, one per area and one file each, run that area's
  * checks and return a line per failed check (none when all pass):
  *
+ *	 srmsort_unit_settings()  the settings' initial values (unit_settings.c)
  *	 srmsort_unit_mergeplan()  the merge planner (unit_mergeplan.c)
  *	 srmsort_unit_record()  the record format (unit_record.c)
  *	 srmsort_unit_radix()  the radix sort (unit_radix.c)
  *
- * Here is what they share: the module's magic, the settings the pure parts
- * read, the record of failed checks (unit_fail; CHECK in unit.h), the
+ * Here is what they share: the module's magic, the record of failed checks (unit_fail; CHECK in unit.h), the
  * set-returning shell unit_srf, and the tuple helpers of the record and
  * radix tests.
  *
- * The module links its own copies of those files (test/unit/Makefile) and
- * defines the settings they read, so a test may change them; it never
- * becomes part of srmsort.so.  Each function runs in a memory context of
+ * The module links its own copies of those files and of the settings'
+ * variables (test/unit/Makefile), so a test may change a setting (each
+ * area gets them back as they were); it never becomes part of srmsort.so.  Each function runs in a memory context of
  * its own, deleted before it returns its lines.
  *
  * IDENTIFICATION
@@ -41,11 +41,6 @@
 #include "unit.h"
 
 PG_MODULE_MAGIC;
-
-/* the settings the pure parts read: this module's own, srmsort.c's defaults */
-int			srmsort_block_size = 256;
-int			srmsort_max_merge_order = 1024;
-int			srmsort_debug_icu_table_after = SRM_ICU_TABLE_AFTER;
 
 #define UNIT_MAX_LINES	100
 
@@ -100,6 +95,8 @@ unit_srf(FunctionCallInfo fcinfo, void (*tests) (void), int64 min_checks)
 		MemoryContext work;
 		MemoryContext old;
 		UnitRun		run = {0};
+		int			block_size = srmsort_block_size;
+		int			max_merge_order = srmsort_max_merge_order;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		run.out_cxt = funcctx->multi_call_memory_ctx;
@@ -107,11 +104,10 @@ unit_srf(FunctionCallInfo fcinfo, void (*tests) (void), int64 min_checks)
 									 ALLOCSET_DEFAULT_SIZES);
 		old = MemoryContextSwitchTo(work);
 		unit = &run;
-		srmsort_block_size = 256;
-		srmsort_max_merge_order = 1024;
 		tests();
-		srmsort_block_size = 256;
-		srmsort_max_merge_order = 1024;
+		/* the tests may change these; the next area sees settings.c's */
+		srmsort_block_size = block_size;
+		srmsort_max_merge_order = max_merge_order;
 		if (run.nfailed > UNIT_MAX_LINES)
 		{
 			MemoryContextSwitchTo(run.out_cxt);

@@ -2,7 +2,7 @@
  *
  * unit_mergeplan.c
  *	  srmsort_unit_mergeplan(): unit tests of the merge planner
- *	  (src/mergeplan.c).
+ *	  (src/merge/mergeplan.c).
  *
  * The planner's tables -- disks, block size, merge orders, passes and
  * buffers as functions of budget, disks, block size and runs -- from the

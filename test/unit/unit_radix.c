@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * unit_radix.c
- *	  srmsort_unit_radix(): unit tests of the radix sort (src/radix.c).
+ *	  srmsort_unit_radix(): unit tests of the radix sort (src/keys/radix.c).
  *
  * The radix sort against qsort with the same comparator: random,
  * all-equal, sorted, reverse, few distinct, narrow-range keys, NULL ranks,

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * unit_record.c
- *	  srmsort_unit_record(): unit tests of the record format (src/record.c,
+ *	  srmsort_unit_record(): unit tests of the record format (src/keys/record.c,
  *	  record.h).
  *
  * Its round trip: tuples encoded and rebuilt byte for byte, their keys read
