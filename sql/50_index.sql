@@ -262,6 +262,21 @@ DROP EVENT TRIGGER srm_evt_start;
 DROP EVENT TRIGGER srm_evt_end;
 SELECT bt_index_parent_check('ix_evt', true, true);
 
+-- srmsort's build allocates nothing in the index's relcache entry: its
+-- memory is that of an entry PostgreSQL built (one routine with srmsort's
+-- ambuild per backend, not a copy per entry), also after a REINDEX
+BEGIN;
+SET LOCAL srmsort.enabled = off;
+CREATE INDEX ix_mem_n ON ix (a);
+SET LOCAL srmsort.enabled = on;
+CREATE INDEX ix_mem_s ON ix (a);
+CREATE INDEX ix_mem_s2 ON ix (a);
+REINDEX INDEX ix_mem_s;
+SELECT count(*) AS entries, count(DISTINCT used_bytes) AS sizes
+  FROM pg_backend_memory_contexts
+ WHERE name = 'index info' AND ident IN ('ix_mem_n', 'ix_mem_s', 'ix_mem_s2');
+ROLLBACK;
+
 -- no workfile left behind
 SELECT srm_temp_files();
 DROP TABLE ix, ityp, uq, uqn, ixbig, ul, tt, empty, pt CASCADE;

@@ -68,6 +68,18 @@ SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON px (i)');
 RESET parallel_leader_participation;
 RESET srmsort.max_merge_order;
 
+-- unequal weights, set (srm_d0 three times the others): the participants
+-- write their runs with a third of the leader's budget, and the leader
+-- reads them by the stripe each was written with (exported with the run,
+-- not rebuilt from its own budget); the merge in passes too
+SET srmsort.disk_weights = 'srm_d0:3, srm_d1:1, srm_d2:1, srm_d3:1';
+SELECT * FROM srm_index_check('CREATE INDEX %I ON px (a)');
+SET srmsort.max_merge_order = 2;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON px (t COLLATE "C", i)');
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON px (i DESC)');
+RESET srmsort.max_merge_order;
+RESET srmsort.disk_weights;
+
 -- uniqueness: PostgreSQL's error, word for word, from both builds
 CREATE TABLE pq AS SELECT i, i % 150000 AS k, NULL::int AS z FROM generate_series(1, 150001) i;
 VACUUM ANALYZE pq;

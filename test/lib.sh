@@ -461,7 +461,54 @@ srm_psql() {
         -U postgres -d "${PGDATABASE:-postgres}" "$@"
 }
 
+# Load beside the tests (run_tests.sh --load): one CPU-bound loop per
+# core and a writer that writes a file of 256MB to the filesystem of the
+# test disks ($SRM_TMP), syncs it to the disk and deletes it, over and
+# over.  Each one ends by itself when the runner is gone (checked between
+# rounds), and srm_load_stop (part of srm_cluster_stop, the EXIT trap) ends
+# them by their process ids on every exit, failure or interrupt included.
+SRM_LOAD_PIDS=""
+srm_load_start() {
+    local runner=$$ n i
+    n=$(nproc 2>/dev/null || echo 2)
+    for i in $(seq 1 "$n"); do
+        ( trap 'exit 0' TERM
+          while kill -0 "$runner" 2>/dev/null; do
+              i=0
+              while [ "$i" -lt 100000 ]; do i=$((i + 1)); done
+          done ) &
+        SRM_LOAD_PIDS="$SRM_LOAD_PIDS $!"
+    done
+    mkdir -p "$SRM_TMP/load"
+    ( dd_pid=""
+      trap '[ -z "$dd_pid" ] || kill "$dd_pid" 2>/dev/null; exit 0' TERM
+      while kill -0 "$runner" 2>/dev/null; do
+          dd if=/dev/zero of="$SRM_TMP/load/written" bs=1M count=256 conv=fdatasync \
+              status=none 2>/dev/null &
+          dd_pid=$!
+          wait "$dd_pid" || true
+          dd_pid=""
+          rm -f "$SRM_TMP/load/written"
+      done ) &
+    SRM_LOAD_PIDS="$SRM_LOAD_PIDS $!"
+    srm_log "load: $n CPU-bound loops and a disk writer in $SRM_TMP/load (pids$SRM_LOAD_PIDS)"
+}
+
+srm_load_stop() {
+    local p
+    [ -n "$SRM_LOAD_PIDS" ] || return 0
+    for p in $SRM_LOAD_PIDS; do
+        kill "$p" 2>/dev/null || true
+    done
+    for p in $SRM_LOAD_PIDS; do
+        wait "$p" 2>/dev/null || true
+    done
+    SRM_LOAD_PIDS=""
+    rm -rf "${SRM_TMP:?}/load"
+}
+
 srm_cluster_stop() {
+    srm_load_stop
     if [ -n "${SRM_PGDATA:-}" ] && [ -f "$SRM_PGDATA/postmaster.pid" ]; then
         srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m immediate -w stop >/dev/null 2>&1 || true
     fi

@@ -32,10 +32,17 @@
 #          --only PATTERN   run only tests whose name matches PATTERN
 #          --long           long variants of tests (SRMSORT_LONG=1)
 #          --keep           keep the temporary directory (SRMSORT_KEEP=1)
+#          --load           run beside load, as CI's busy machine: a
+#                           CPU-bound loop per core (nproc) and a writer
+#                           that writes, syncs and deletes a 256MB file on
+#                           the test disks' filesystem, over and over,
+#                           from before the cluster starts until the
+#                           runner exits (on failure and interrupt too)
 set -euo pipefail
 SRM_ARGV=("$@")
 
 ONLY=""
+LOAD=""
 PG=${SRMSORT_PG:-15}
 PASS=()
 while [ $# -gt 0 ]; do
@@ -44,7 +51,8 @@ while [ $# -gt 0 ]; do
         --only) ONLY=$2; PASS+=(--only "$2"); shift 2 ;;
         --long) export SRMSORT_LONG=1; PASS+=(--long); shift ;;
         --keep) export SRMSORT_KEEP=1; PASS+=(--keep); shift ;;
-        *) echo "usage: $0 [--pg 15|17|18|19|all] [--only PATTERN] [--long] [--keep]" >&2; exit 2 ;;
+        --load) LOAD=1; PASS+=(--load); shift ;;
+        *) echo "usage: $0 [--pg 15|17|18|19|all] [--only PATTERN] [--long] [--keep] [--load]" >&2; exit 2 ;;
     esac
 done
 
@@ -116,6 +124,9 @@ fi
 
 srm_packages
 srm_setup_tmp
+if [ -n "$LOAD" ]; then
+    srm_load_start
+fi
 srm_build
 srm_cluster_start
 

@@ -353,35 +353,64 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 }
 
 /*
+ * The routines swapped in, one per access method srmsort builds: made once
+ * per backend from the first routine of that method met, with srmsort's
+ * ambuild, beside the routine it was made from.  Every entry's routine is
+ * its handler's (15-18: a copy per entry, in its rd_indexcxt; 19: the
+ * handler's read-only one), so swapped entries all point here and a swap
+ * allocates nothing: a copy per swap in the entry's memory stayed there as
+ * long as the entry (272 bytes on 15).
+ */
+typedef struct SrmSwapped
+{
+	IndexAmRoutine routine;
+	IndexAmRoutine original;
+	bool		made;
+} SrmSwapped;
+
+static SrmSwapped swapped_btree;
+static SrmSwapped swapped_gist;
+
+/*
  * swap_ambuild
  *		Make srmsort's build the ambuild of an open btree (SrmBtBuild) or
- *		GiST (SrmGistBuild) index's relcache entry.
+ *		GiST (SrmGistBuild) index's relcache entry.  A routine other than
+ *		the one the swapped routine was made from (another extension
+ *		swapped something of its own) is left as it is, and the build to
+ *		PostgreSQL.
  */
 static void
 swap_ambuild(Relation index)
 {
-	IndexAmRoutine *routine;
+	SrmSwapped *sw;
 	ambuild_function build;
 
 	if (index->rd_rel->relkind != RELKIND_INDEX || index->rd_indam == NULL)
 		return;
 	if (index->rd_rel->relam == BTREE_AM_OID)
+	{
+		sw = &swapped_btree;
 		build = SrmBtBuild;
+	}
 	else if (index->rd_rel->relam == GIST_AM_OID)
+	{
+		sw = &swapped_gist;
 		build = SrmGistBuild;
+	}
 	else
 		return;
-	if (index->rd_indam->ambuild != build)
+	if (index->rd_indam != &sw->routine)
 	{
-		/*
-		 * A copy of the routine in the entry's own memory: 19's entries
-		 * point at the access method's read-only routine, shared by every
-		 * index of the access method.
-		 */
-		routine = MemoryContextAlloc(index->rd_indexcxt, sizeof(IndexAmRoutine));
-		memcpy(routine, index->rd_indam, sizeof(IndexAmRoutine));
-		routine->ambuild = build;
-		index->rd_indam = routine;
+		if (!sw->made)
+		{
+			memcpy(&sw->original, index->rd_indam, sizeof(IndexAmRoutine));
+			memcpy(&sw->routine, index->rd_indam, sizeof(IndexAmRoutine));
+			sw->routine.ambuild = build;
+			sw->made = true;
+		}
+		if (memcmp(index->rd_indam, &sw->original, sizeof(IndexAmRoutine)) != 0)
+			return;
+		index->rd_indam = &sw->routine;
 	}
 	SrmArmedAdd(SRM_ARMED_SWAPPED, RelationGetRelid(index));
 }

@@ -359,8 +359,10 @@ end_run(SrmSorter *s)
 {
 	SrmRun	   *run = s->open_run;
 
+	Assert((run == NULL) == (s->open_writer == NULL));
 	if (run == NULL)
 		return;
+	Assert(s->state == SS_BUILDRUNS);
 	SrmWriteRingEnd(&s->wring, s->open_writer);
 	s->open_run = NULL;
 	s->open_writer = NULL;
@@ -736,6 +738,7 @@ SrmSorterExportRuns(SrmSorter *s, BufFile *f)
 		default:
 			INVALID_STATE(s, "SrmSorterExportRuns");
 	}
+	SrmSorterNoOpenRun(s, "SrmSorterExportRuns");
 	h.nruns = s->nruns;
 	h.tuples = s->tuples;
 	h.input_bytes = s->input_bytes;
@@ -776,6 +779,7 @@ SrmSorterAdoptRuns(SrmSorter *s, BufFile *f)
 	if (s->state == SS_INITIAL)
 		go_external(s);
 	end_run(s);
+	SrmSorterNoOpenRun(s, "SrmSorterAdoptRuns");
 	for (i = 0; i < h.nruns; i++)
 	{
 		SrmRunExtent x;

@@ -61,7 +61,14 @@ struct SrmSorter
 	Size		runs_meta_bytes;	/* the runs' bookkeeping in memory: the
 									 * sum of their meta_bytes */
 	SrmWriteRing wring;			/* the buffers runs are written through */
-	SrmRun	   *open_run;		/* the run still open for loads in order */
+	/*
+	 * The run still open for loads in order, and its writer: both set or
+	 * both NULL, and set only while runs are built (SS_BUILDRUNS), the run
+	 * not yet in runs[].  Whatever takes runs[] as all the runs (the
+	 * merges, an export, an adoption) closes it first or finds it closed:
+	 * SrmSorterNoOpenRun.
+	 */
+	SrmRun	   *open_run;
 	SrmRunWriter *open_writer;
 	SrmTuple	open_last;		/* a copy of its last tuple, full datum1 */
 	Size		open_last_size; /* bytes allocated at open_last.tuple */

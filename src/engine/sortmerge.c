@@ -133,6 +133,7 @@ merge_runs_to_one(SrmSorter *s, int k, int nbufs)
 bool
 SrmSorterMergeEarly(SrmSorter *s)
 {
+	SrmSorterNoOpenRun(s, "SrmSorterMergeEarly");
 	for (;;)
 	{
 		SrmMergeMem mm;
@@ -185,6 +186,7 @@ SrmSorterRunMerges(SrmSorter *s)
 	int			nbufs;
 	int			i;
 
+	SrmSorterNoOpenRun(s, "SrmSorterRunMerges");
 	merge_mem(s, &mm);
 	SrmPlanMerges(&mm, &plan);
 	if (plan.tight && !s->tight_memory)

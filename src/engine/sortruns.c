@@ -130,3 +130,16 @@ SrmSorterAddRun(SrmSorter *s, SrmRun *run)
 	 * be quadratic in the runs */
 	s->runs_meta_bytes += run->meta_bytes;
 }
+
+/*
+ * SrmSorterNoOpenRun
+ *		Where runs[] must be every run: no run is open (its blocks still in
+ *		the writer's buffers, its bookkeeping not counted).  An internal
+ *		error, not a crash, if a caller broke that.
+ */
+void
+SrmSorterNoOpenRun(SrmSorter *s, const char *where)
+{
+	if (unlikely(s->open_run != NULL || s->open_writer != NULL))
+		elog(ERROR, "srmsort: %s with a run still open", where);
+}

@@ -31,5 +31,6 @@ extern Size SrmSorterMemUsed(SrmSorter *s);
 extern void SrmSorterNoteMem(SrmSorter *s, Size beside);
 extern SrmRun *SrmSorterNewRun(SrmSorter *s, Size expect);
 extern void SrmSorterAddRun(SrmSorter *s, SrmRun *run);
+extern void SrmSorterNoOpenRun(SrmSorter *s, const char *where);
 
 #endif							/* SRM_SORTRUNS_H */

@@ -23,7 +23,9 @@
  * case, not another mechanism.  The merge reads up to n_d blocks of disk
  * d in each Parallel_Read (merge.c), DSM reads a period at a time
  * (dsmread.c), and the planner sizes buffers for L blocks where it sized
- * them for D disks.
+ * them for D disks.  The period depends on the budget too (SrmStripeBuild's
+ * maxwidth): a run read by another process (a parallel build's leader)
+ * takes its writer's stripe with it (runexport.c), not the reader's.
  *
  * The weights come from srmsort.disk_weights: "auto" (the default) takes
  * each disk's bandwidth as learned in shared memory -- measured by a short

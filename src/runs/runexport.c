@@ -8,7 +8,9 @@
  * length word and its bytes).  The process that merges them imports each
  * into a run of its own tape set, in memory or paged as that set does
  * now.  Block slots stay valid: both tape sets are over the same shared
- * disks, and a slot names its process's workfile.
+ * disks, and a slot names its process's workfile.  Which disk holds each
+ * block is the writer's stripe, exported with the run: the reader's own
+ * budget may build another from the same weights.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -55,6 +57,7 @@ SrmRunExport(SrmTapeSet *ts, SrmRun *run, BufFile *f)
 	int64		i;
 
 	memset(&x, 0, sizeof(x));
+	x.stripe = ts->stripes[run->stripe];
 	x.start = run->start;
 	x.first_disk = run->first_disk;
 	x.ndisks = run->ndisks;
@@ -118,7 +121,12 @@ SrmRunImport(SrmTapeSet *ts, SrmRun *run, const SrmRunExtent *x, BufFile *f)
 	run->start = (int16) x->start;
 	run->first_disk = (uint8) x->first_disk;
 	run->ndisks = (uint8) x->ndisks;
-	run->stripe = SrmTapeStripeFor(ts, x->first_disk, x->ndisks);
+	if (x->ndisks != 0 &&
+		(x->stripe.first != x->first_disk || x->stripe.ndisks != x->ndisks))
+		elog(ERROR, "srmsort: a run over disks %d..%d comes with a stripe over %d..%d",
+			 x->first_disk, x->first_disk + x->ndisks - 1, x->stripe.first,
+			 x->stripe.first + x->stripe.ndisks - 1);
+	run->stripe = SrmTapeStripeAdopt(ts, &x->stripe);
 	run->merges = (int16) x->merges;
 	for (i = 0; i < x->nblocks; i++)
 	{

@@ -15,9 +15,15 @@
 
 #include "runs/tape.h"
 
-/* A run's extent: what export writes first, then its bookkeeping. */
+/*
+ * A run's extent: what export writes first, then its bookkeeping.  It
+ * carries the writer's stripe: a stripe is built for a budget (its longest
+ * period), and with unequal weights another budget builds another, so the
+ * reader takes the writer's rather than rebuilding it.
+ */
 typedef struct SrmRunExtent
 {
+	SrmStripe	stripe;
 	int32		start;
 	int32		first_disk;
 	int32		ndisks;

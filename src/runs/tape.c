@@ -284,29 +284,70 @@ SrmRunCloseMeta(SrmTapeSet *ts, SrmRun *run)
 }
 
 /*
+ * stripe_index
+ *		The index in ts->stripes of a stripe equal to st (disks, period and
+ *		pattern), appended if there is none.
+ */
+static int
+stripe_index(SrmTapeSet *ts, const SrmStripe *st)
+{
+	int			i;
+
+	for (i = 0; i < ts->nstripes; i++)
+	{
+		const SrmStripe *o = &ts->stripes[i];
+
+		if (o->first == st->first && o->ndisks == st->ndisks &&
+			o->width == st->width &&
+			memcmp(o->pattern, st->pattern, st->width) == 0)
+			return i;
+	}
+	if (ts->nstripes > PG_UINT8_MAX)
+		elog(ERROR, "srmsort: too many stripes in one sort");
+	ts->stripes = repalloc(ts->stripes, (ts->nstripes + 1) * sizeof(SrmStripe));
+	ts->stripes[ts->nstripes] = *st;
+	return ts->nstripes++;
+}
+
+/*
  * SrmTapeStripeFor
- *		The index in ts->stripes of the stripe over disks first .. first +
- *		ndisks - 1 (ndisks 0: all), built from the set's weights the first
- *		time.  Every process of a parallel build builds the same stripes
- *		from the same weights, so a run's blocks are found by all.
+ *		The index in ts->stripes of this set's stripe over disks first ..
+ *		first + ndisks - 1 (ndisks 0: all), built from the set's weights for
+ *		its budget the first time.  Looked up by content, so that a stripe
+ *		adopted from another process's runs is never taken for new runs.
  */
 int
 SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks)
 {
-	int			i;
+	SrmStripe	st;
 
 	if (ndisks == 0 || (first == 0 && ndisks == ts->ndisks))
 		return 0;
-	for (i = 1; i < ts->nstripes; i++)
-		if (ts->stripes[i].ndisks == ndisks && ts->stripes[i].first == first)
-			return i;
-	if (ts->nstripes > PG_UINT8_MAX)
-		elog(ERROR, "srmsort: too many disk subsets in one sort");
-	ts->stripes = repalloc(ts->stripes, (ts->nstripes + 1) * sizeof(SrmStripe));
-	SrmStripeBuild(&ts->stripes[ts->nstripes], ts->disks->weights + first,
-				   ndisks, ts->maxwidth);
-	ts->stripes[ts->nstripes].first = first;
-	return ts->nstripes++;
+	SrmStripeBuild(&st, ts->disks->weights + first, ndisks, ts->maxwidth);
+	st.first = first;
+	return stripe_index(ts, &st);
+}
+
+/*
+ * SrmTapeStripeAdopt
+ *		The index in ts->stripes of st, the stripe another process wrote a
+ *		run with (runexport.c), added if this set has none equal.  The
+ *		stripe must lie within the set's disks.
+ */
+int
+SrmTapeStripeAdopt(SrmTapeSet *ts, const SrmStripe *st)
+{
+	int			j;
+
+	if (st->ndisks < 1 || st->first < 0 || st->first + st->ndisks > ts->ndisks ||
+		st->width < st->ndisks || st->width > SRM_MAX_STRIPE)
+		elog(ERROR, "srmsort: a run's stripe (disks %d..%d, period %d) does not fit the %d disks of this sort",
+			 st->first, st->first + st->ndisks - 1, st->width, ts->ndisks);
+	for (j = 0; j < st->width; j++)
+		if (st->pattern[j] >= st->ndisks)
+			elog(ERROR, "srmsort: a run's stripe names disk %d of %d",
+				 st->pattern[j], st->ndisks);
+	return stripe_index(ts, st);
 }
 
 /*

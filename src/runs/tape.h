@@ -144,6 +144,7 @@ extern SrmTapeSet *SrmTapeSetCreate(SrmDiskSet *disks, int maxdisks,
 extern void SrmTapeSetClose(SrmTapeSet *ts, bool in_abort);
 extern int	SrmTapeRandomStart(SrmTapeSet *ts);
 extern int	SrmTapeStripeFor(SrmTapeSet *ts, int first, int ndisks);
+extern int	SrmTapeStripeAdopt(SrmTapeSet *ts, const SrmStripe *st);
 
 /*
  * The stripe of the whole set: its period (the planner's "D": a merge

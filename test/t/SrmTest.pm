@@ -52,7 +52,11 @@ sub node
 	  . "max_parallel_workers_per_gather = 0\n"
 	  # the tests sort at budgets down to 64kB, below the default of
 	  # srmsort.min_work_mem, where srmsort leaves sorts to PostgreSQL
-	  . "srmsort.min_work_mem = '64kB'\n";
+	  . "srmsort.min_work_mem = '64kB'\n"
+	  # round robin: measured weights (auto, the default) move with the
+	  # machine's load, and the stripe with them, and the runs and passes
+	  # the tests assert; a test of weights sets them (140_weights)
+	  . "srmsort.disk_weights = equal\n";
 	$conf .= "shared_preload_libraries = '" . so_path() . "'\n"
 	  unless $opts{no_preload};
 	$conf .= $opts{extra_conf} if $opts{extra_conf};
