@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""CREATE INDEX benchmark: PostgreSQL's btree build vs srmsort's.
+"""CREATE INDEX benchmark: PostgreSQL's btree and sorted GiST builds vs srmsort's.
 
 Runs against an existing cluster (PGHOST/PGPORT/PGUSER/PGDATABASE in the
 environment; bench/run_index_bench.sh makes a throwaway one).  For every
 data set and maintenance_work_mem it times, side by side and alternating
 the systems (A B C A B C ...), a fresh
 
-    CREATE INDEX ON t (k)
+    CREATE INDEX ON t (k)            (btree data sets)
+    CREATE INDEX ON t USING gist (p) (GiST data sets: point, postgis_*)
 
 (dropped again after each run), takes the median of --reps runs after one
 untimed warm-up of each system, and records the index size in pages, the
@@ -28,6 +29,11 @@ ratio_same_workers compares srmsort with PostgreSQL at the same setting
 PostgreSQL planned (from srmsort's trace line: participants less the
 leader).
 
+GiST builds are serial in PostgreSQL and in srmsort: bench/run_gist_bench.sh
+runs the GiST data sets with native_serial and srm_serial.  The PostGIS data
+sets need the postgis extension; where CREATE EXTENSION postgis fails they
+are skipped, and index.md says so.
+
 Results go to <out>/index.csv and <out>/index.md.
 """
 
@@ -41,11 +47,30 @@ import time
 
 from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, md_table, out_path, psql
 
+# coordinates of the GiST data sets: uniform in a square of 1e6
+XY = "random() * 1e6 AS x, random() * 1e6 AS y"
+
 DATASETS = {
-    "int8": (BENCH_DATASETS["int8"][0], "k", "random int8 key + int8 payload"),
-    "text_c": (TEXT_KEYS, 'k COLLATE "C"', "random text keys of 16-32 characters, collation C"),
-    "text_icu": (TEXT_KEYS, 'k COLLATE "en-x-icu"', "the same text keys, ICU en"),
+    # name: (create-table SQL with {rows}, what follows ON <table>, description)
+    "int8": (BENCH_DATASETS["int8"][0], "(k)", "random int8 key + int8 payload"),
+    "text_c": (TEXT_KEYS, '(k COLLATE "C")', "random text keys of 16-32 characters, collation C"),
+    "text_icu": (TEXT_KEYS, '(k COLLATE "en-x-icu")', "the same text keys, ICU en"),
+    # GiST, sorted builds (operator classes with sortsupport)
+    "point": ("SELECT point(x, y) AS p, i::int8 AS v FROM (SELECT %s, i "
+              "FROM generate_series(1, {rows}) i) s" % XY,
+              "USING gist (p)", "random core points (point_ops) + int8 payload"),
+    "postgis_point": ("SELECT ST_MakePoint(x, y) AS p, i::int8 AS v FROM (SELECT %s, i "
+                      "FROM generate_series(1, {rows}) i) s" % XY,
+                      "USING gist (p)", "random PostGIS points (gist_geometry_ops_2d)"),
+    # squares of side 1 to 100 turned by a random angle: 5-point polygons
+    "postgis_poly": ("SELECT ST_Rotate(ST_MakeEnvelope(x, y, x + w, y + w), a, x, y) AS p, "
+                     "i::int8 AS v FROM (SELECT %s, 1 + random() * 99 AS w, "
+                     "random() * pi() AS a, i FROM generate_series(1, {rows}) i) s" % XY,
+                     "USING gist (p)", "small random PostGIS polygons (turned squares)"),
 }
+
+# the extension a data set needs
+NEEDS = {"postgis_point": "postgis", "postgis_poly": "postgis"}
 
 SYSTEMS = {
     "native": "SET srmsort.create_index = off; SET max_parallel_maintenance_workers = {workers};",
@@ -60,7 +85,15 @@ SYSTEMS = {
 SAME_WORKERS = {"srm": "native", "srm_serial": "native_serial"}
 
 # the table the text data sets share
-TABLE_OF = {"int8": "int8", "text_c": "text", "text_icu": "text"}
+TABLE_OF = {"int8": "int8", "text_c": "text", "text_icu": "text", "point": "point",
+            "postgis_point": "postgis_point", "postgis_poly": "postgis_poly"}
+
+
+def have_extension(ext):
+    """Create ext if it can be; whether it is there."""
+    _, _ = psql("CREATE EXTENSION IF NOT EXISTS %s" % ext, check=False)
+    out, _ = psql("SELECT count(*) FROM pg_extension WHERE extname = '%s'" % ext)
+    return out.strip() == "1"
 
 
 def ensure_table(ds, rows):
@@ -79,7 +112,7 @@ def build(setup, table, key):
     """Time one CREATE INDEX; returns (ms, peak RSS kB, index pages)."""
     sql = ("%s\n"
            "COPY (SELECT 5) TO '/proc/self/clear_refs';\n"
-           "CREATE INDEX ibench_idx ON %s (%s);\n"
+           "CREATE INDEX ibench_idx ON %s %s;\n"
            "SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\\s+([0-9]+)');\n"
            "SELECT pg_relation_size('ibench_idx') / 8192;\n"
            "DROP INDEX ibench_idx;\n" % (setup, table, key))
@@ -94,7 +127,7 @@ def trace_facts(setup, table, key):
     """The srmsort.trace facts of one build (from the client's LOG messages)."""
     import subprocess
     sql = ("%s\nSET client_min_messages = log; SET srmsort.trace = on;\n"
-           "CREATE INDEX ibench_idx ON %s (%s);\nDROP INDEX ibench_idx;\n"
+           "CREATE INDEX ibench_idx ON %s %s;\nDROP INDEX ibench_idx;\n"
            % (setup, table, key))
     p = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-f", "-"],
                        input=sql, capture_output=True, text=True)
@@ -130,7 +163,12 @@ def main():
     systems = args.systems.split(",")
     setups = {s: SYSTEMS[s].format(workers=args.workers) for s in systems}
     results = []
+    skipped = []
     for ds in args.datasets.split(","):
+        if ds in NEEDS and not have_extension(NEEDS[ds]):
+            print("  %s: skipped, extension %s not available" % (ds, NEEDS[ds]), flush=True)
+            skipped.append("%s (no %s)" % (ds, NEEDS[ds]))
+            continue
         table, nbytes = ensure_table(ds, args.rows)
         key = DATASETS[ds][1]
         for mwm in args.mwm.split(","):
@@ -189,6 +227,8 @@ def main():
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps))
         md_table(f, cols, results)
+        if skipped:
+            f.write("\nSkipped: %s.\n" % ", ".join(skipped))
         f.write("\nsrmsort's sort facts (srmsort.trace):\n\n")
         for r in results:
             if r["srmsort_facts"]:
