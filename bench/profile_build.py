@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Phases of an index build in instructions per row, from
+bench/profile_build.sh's callgrind outputs (one per process and part).
+
+    profile_build.py --rows N --dir RESULTS_DIR  > phases.md
+
+Each output file is one process's costs up to a dump: the part before the
+sort's perform step (trigger --dump-before), the perform step
+(--dump-after) and the rest (program termination).  Costs are inclusive
+(callgrind_annotate --inclusive=yes), summed over every process of a run;
+the workers of a parallel build are processes of their own.
+"""
+import argparse
+import glob
+import os
+import re
+import subprocess
+from collections import defaultdict
+
+from profile_phases import inclusive
+
+# The sort's entry points: inclusive costs that do not contain one another
+# (the *_common helpers they call are left out).
+SORT_PG = re.compile(r"^tuplesort_(begin_\w+|put(?!tuple_common)\w+|performsort|"
+                     r"get(?!tuple_common)\w+|end|skiptuples)$")
+SORT_SRM = re.compile(r"^SrmSorter(Begin\w*|Put\w+|Perform|Get(?!Stats)\w+|End)$")
+# qsort outside tuplesort's own entry points (GIN sorts TID lists with it)
+QSORT = ("pg_qsort", "qsort_arg", "qsort_interruptible")
+# page writing and WAL of the loaders
+WRITES = ("smgrextend", "smgrwrite", "smgrimmedsync", "smgrnblocks", "log_newpage",
+          "log_newpages", "log_newpage_range", "smgr_bulk_write", "smgr_bulk_finish",
+          "SrmRelWriterPutLogged", "SrmRelWriterEnd")
+# GiST's page splitting and unions (both loaders call them)
+GIST_PACK = ("gistSplit", "gistunion", "gistfillbuffer", "gistextractpage",
+             "gistjoinvector", "gistfillitupvec")
+
+
+def part_of(path):
+    """'before', 'perform' or 'after' from the dump's trigger."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("desc: Trigger:"):
+                if "--dump-before" in line:
+                    return "before"
+                if "--dump-after" in line:
+                    return "perform"
+                return "after"
+            if line.startswith("fn=") or line.startswith("summary:"):
+                break
+    return "after"
+
+
+def total_of(path):
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    return 0
+
+
+def load(d, tag):
+    """{part: {fn: Ir}} and {part: total}, over every process of a run."""
+    costs = defaultdict(lambda: defaultdict(int))
+    totals = defaultdict(int)
+    procs = set()
+    for p in sorted(glob.glob(os.path.join(d, "callgrind", tag + ".*.out*"))):
+        if p.endswith(".txt"):
+            continue
+        if total_of(p) == 0:
+            continue
+        part = part_of(p)
+        procs.add(re.search(r"\.(\d+)\.out", p).group(1))
+        txt = p + ".inclusive.txt"
+        if not os.path.exists(txt):
+            with open(txt, "w") as f:
+                subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                                "--auto=no", p], stdout=f, check=True)
+        c, t = inclusive(txt)
+        totals[part] += t or 0
+        for fn, v in c.items():
+            costs[part][fn] += v
+    return costs, totals, len(procs)
+
+
+def fsum(costs, names=None, pattern=None):
+    s = 0
+    for fn, v in costs.items():
+        if (names and fn in names) or (pattern and pattern.match(fn)):
+            s += v
+    return s
+
+
+def row(label, v, n, whole):
+    return "| %s | %.0f | %.1f%% |" % (label, v / n, 100.0 * v / whole if whole else 0)
+
+
+def gist_table(costs, totals, n, srm):
+    """Phases of a sorted GiST build."""
+    b, p, a = costs["before"], costs["perform"], costs["after"]
+    total = totals["before"] + totals["perform"] + totals["after"]
+    put = fsum(b, pattern=re.compile(r"^(SrmSorterPut\w+|tuplesort_put\w+)$")) - \
+        fsum(b, names=("tuplesort_puttuple_common",))
+    compress = fsum(b, names=("gistCompressValues",))
+    form = fsum(b, names=("index_form_tuple", "index_form_tuple_context"))
+    get = fsum(a, pattern=re.compile(r"^(SrmSorterGetIndexTuple|tuplesort_getindextuple)$"))
+    pack = fsum(a, names=GIST_PACK)
+    writes = fsum(a, names=WRITES)
+    sort = put + totals["perform"] + get
+    lines = [
+        "| phase | instr/row | share of the build |",
+        "|---|---|---|",
+        row("heap scan, deforming, the callback (the rest before the sort is performed)",
+            totals["before"] - put - compress, n, total),
+        row("opclass compress (gistCompressValues)", compress, n, total),
+        row("sort input: the tuple formed and put (%s)" %
+            ("SrmSorterPutIndexValues" if srm else "tuplesort_putindextuplevalues"), put, n, total),
+        row("  of which index_form_tuple", form, n, total) if form else None,
+        row("sort perform (%s)" % ("SrmSorterPerform" if srm else "tuplesort_performsort"),
+            totals["perform"], n, total),
+        row("sort output (%s)" % ("SrmSorterGetIndexTuple" if srm else "tuplesort_getindextuple"),
+            get, n, total),
+        row("leaf packing and upper levels, pages written (the rest after)",
+            totals["after"] - get, n, total),
+        row("  of which picksplit and unions (%s)" % ", ".join(GIST_PACK[:2]), pack, n, total),
+        row("  of which page writes and WAL (smgr*, log_newpage*, relwrite)", writes, n, total),
+        row("**the build** (index_build)", total, n, total),
+        row("**the sort** (input + perform + output)", sort, n, total),
+        row("**not the sort**", total - sort, n, total),
+    ]
+    return [l for l in lines if l], total, sort
+
+
+def other_table(costs, totals, n):
+    """Sort share of a hash, BRIN or GIN build (every part together)."""
+    allc = defaultdict(int)
+    for part in costs.values():
+        for fn, v in part.items():
+            allc[fn] += v
+    total = sum(totals.values())
+    sort = fsum(allc, pattern=SORT_PG)
+    lines = ["| phase | instr/row | share of the build |", "|---|---|---|"]
+    for fn in sorted((f for f in allc if SORT_PG.match(f)), key=lambda f: -allc[f]):
+        if allc[fn] * 1000 >= total:
+            lines.append(row(fn, allc[fn], n, total))
+    lines.append(row("**tuplesort, all entry points**", sort, n, total))
+    q = fsum(allc, names=QSORT)
+    lines.append(row("qsort (pg_qsort, qsort_arg, qsort_interruptible; also inside tuplesort)",
+                     q, n, total))
+    for fn in ("_hash_doinsert", "ginInsertBAEntries", "ginEntryInsert", "ginGetBAEntry",
+               "brin_form_tuple", "union_tuples", "heap_getnextslot",
+               "heapam_index_build_range_scan"):
+        if allc.get(fn):
+            lines.append(row(fn, allc[fn], n, total))
+    lines.append(row("**the build** (index_build and the workers' build functions)",
+                     total, n, total))
+    return lines, total, sort
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, required=True)
+    ap.add_argument("--dir", required=True)
+    a = ap.parse_args()
+    n = a.rows
+    tags = sorted({os.path.basename(p).split(".")[0]
+                   for p in glob.glob(os.path.join(a.dir, "callgrind", "*.out*"))
+                   if not p.endswith(".txt")})
+    print("# Index builds: instructions per row (callgrind), %d rows\n" % n)
+    print("Inclusive costs inside index_build and the parallel workers' build")
+    print("functions, summed over the processes of each run.\n")
+    gist = {}
+    for tag in tags:
+        case, sys_ = tag.rsplit("-", 1)
+        costs, totals, procs = load(a.dir, tag)
+        if not totals:
+            continue
+        print("## %s, %s (%d process%s)\n" % (case, sys_, procs, "" if procs == 1 else "es"))
+        if case.startswith("gist"):
+            lines, total, sort = gist_table(costs, totals, n, sys_ == "srm")
+            gist[(case, sys_)] = (total, sort)
+        else:
+            lines, total, sort = other_table(costs, totals, n)
+        print("\n".join(lines))
+        print("\nThe sort: %.1f%% of the build.\n" % (100.0 * sort / total if total else 0))
+    for case in sorted({c for c, _ in gist}):
+        if (case, "native") in gist and (case, "srm") in gist:
+            nt, ns = gist[(case, "native")]
+            st, ss = gist[(case, "srm")]
+            print("## %s: what bounds the ratio\n" % case)
+            print("* instructions, PostgreSQL / srmsort: %.0f / %.0f per row = %.2f"
+                  % (nt / n, st / n, nt / st))
+            print("* PostgreSQL's build less its sort: %.0f per row; with a sort that cost"
+                  " nothing the ratio would be at most %.2f" % ((nt - ns) / n, nt / (nt - ns)))
+            print("* srmsort's build less its sort: %.0f per row (PostgreSQL's: %.0f)\n"
+                  % ((st - ss) / n, (nt - ns) / n))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+#!/bin/bash
+# bench/profile_build.sh — where an index build's CPU goes: instructions per
+# row by phase from callgrind, PostgreSQL's build against srmsort's, and how
+# much of PostgreSQL's hash, BRIN and GIN builds is sorting.
+#
+#   bench/profile_build.sh --cases gist_point --rows 2000000        # GiST both ways
+#   bench/profile_build.sh --pg 19 --cases hash_int8,brin_int8,gin_int4arr --rows 2000000
+#
+# Cases (table, statement, settings):
+#   gist_point   random core points, CREATE INDEX ... USING gist (p):
+#                systems native (srmsort.create_index off) and srm
+#   gist_postgis the same on PostGIS points (needs postgis)
+#   hash_int8    random int8, USING hash (k), with shared_buffers 16MB:
+#                PostgreSQL's hash build sorts its tuples by bucket only
+#                when the index's initial buckets outnumber shared_buffers
+#   brin_int8    random int8, USING brin (k), max_parallel_maintenance_workers
+#                --workers (17 and later build BRIN in parallel and sort
+#                the participants' summaries by block)
+#   gin_int4arr  int4[] of 1-10 elements from 1..100000, USING gin (a),
+#                --workers (18 and later build GIN in parallel and sort
+#                key/TID-list tuples)
+# hash, BRIN and GIN run with the system native only (srmsort does not
+# build them).
+#
+# How: the tables are made on the benchmark cluster, which is then stopped;
+# for each case and system the postmaster runs under
+# `valgrind --tool=callgrind` (its children are forks, followed: one output
+# per process), collecting only inside index_build and the parallel
+# workers' build functions, with a dump at the entry and exit of the
+# sort's perform step (tuplesort_performsort, SrmSorterPerform), so that
+# the costs fall into parts: before the sort is performed (scan, tuple
+# forming, the sort's input), the perform step, after (the sort's output
+# and the index's pages).  bench/profile_build.py sums every process's
+# callgrind_annotate inclusive listing by phase and writes phases.md.
+# Debian's postgres is stripped: exported functions have names
+# (tuplesort_*, gistSplit, ...), static ones appear as addresses.  Results
+# (run.md, callgrind/, phases.md) go to
+# bench/results/YYYY-MM-DD-profile-build-pgN unless --out says otherwise.
+set -euo pipefail
+SRM_ARGV=("$@")
+
+ROWS=2000000
+CASES=gist_point
+SYSTEMS=native,srm
+MWM=64MB
+WORKERS=2
+OUT_ARG=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --pg) export SRMSORT_PG=${2:?--pg needs a version}; shift ;;
+        --rows) ROWS=${2:?}; shift ;;
+        --cases) CASES=${2:?}; shift ;;
+        --systems) SYSTEMS=${2:?}; shift ;;
+        --mwm) MWM=${2:?}; shift ;;
+        --workers) WORKERS=${2:?}; shift ;;
+        --out) OUT_ARG=(--out "${2:?}"); shift ;;
+        *) echo "usage: $0 [--pg N] [--rows N] [--cases A,B] [--systems native,srm] [--mwm 64MB] [--workers N] [--out DIR]" >&2
+           exit 2 ;;
+    esac
+    shift
+done
+
+. "$(dirname "$0")/../test/lib.sh"
+
+srm_bench_cluster 4GB
+srm_bench_outdir "profile-build-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
+command -v valgrind >/dev/null ||
+    srm_die "valgrind is missing (apt-get install valgrind; in a root: test/pg_server.sh run $SRM_PG_MAJOR -- apt-get install -y valgrind)"
+OUT=$SRM_BENCH_OUT
+mkdir -p "$OUT/callgrind"
+chmod 777 "$OUT/callgrind"
+
+XY="random() * 1e6 AS x, random() * 1e6 AS y"
+IFS=, read -r -a CASE_LIST <<<"$CASES"
+IFS=, read -r -a SYS_LIST <<<"$SYSTEMS"
+
+# A case's table, its index (what follows ON <table>), shared_buffers and
+# workers.
+table_of() {
+    case "$1" in
+        gist_point) echo "SELECT point(x, y) AS p, i::int8 AS v FROM (SELECT $XY, i FROM generate_series(1, $ROWS) i) s" ;;
+        gist_postgis) echo "SELECT ST_MakePoint(x, y) AS p, i::int8 AS v FROM (SELECT $XY, i FROM generate_series(1, $ROWS) i) s" ;;
+        hash_int8 | brin_int8) echo "SELECT (random() * 9e18)::int8 AS k, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
+        # i * 0 ties the subquery to the row, so that it runs for each
+        gin_int4arr) echo "SELECT ARRAY(SELECT (random() * 99999)::int4 + 1 FROM generate_series(1, 1 + (random() * 9)::int + i * 0)) AS a, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
+        *) srm_die "unknown case $1" ;;
+    esac
+}
+index_of() {
+    case "$1" in
+        gist_*) echo "USING gist (p)" ;;
+        hash_int8) echo "USING hash (k)" ;;
+        brin_int8) echo "USING brin (k)" ;;
+        gin_int4arr) echo "USING gin (a)" ;;
+    esac
+}
+buffers_of() {
+    case "$1" in
+        hash_*) echo 16MB ;;
+        *) echo 1GB ;;
+    esac
+}
+workers_of() {
+    case "$1" in
+        brin_* | gin_*) echo "$WORKERS" ;;
+        *) echo 0 ;;
+    esac
+}
+
+for c in "${CASE_LIST[@]}"; do
+    [ "$c" != gist_postgis ] || srm_psql -qc "CREATE EXTENSION IF NOT EXISTS postgis" >/dev/null
+    srm_log "making t_$c: $ROWS rows"
+    srm_psql -q >/dev/null <<SQL
+SELECT setseed(0.42);
+CREATE TABLE IF NOT EXISTS t_$c AS $(table_of "$c");
+VACUUM ANALYZE t_$c;
+SQL
+done
+srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w stop >/dev/null
+
+# The postmaster under callgrind, in the background, until it accepts
+# connections.
+cg_start() {
+    local tag=$1 sb=$2 i
+    srm_as_user valgrind --tool=callgrind --trace-children=yes \
+        --toggle-collect=index_build --toggle-collect=_brin_parallel_build_main \
+        --toggle-collect=_gin_parallel_build_main \
+        --dump-before=tuplesort_performsort --dump-after=tuplesort_performsort \
+        --dump-before=SrmSorterPerform --dump-after=SrmSorterPerform \
+        --callgrind-out-file="$OUT/callgrind/$tag.%p.out" \
+        "$SRM_BIN/postgres" -D "$SRM_PGDATA" -c shared_buffers="$sb" -c autovacuum=off \
+        >"$OUT/callgrind/$tag.server.log" 2>&1 &
+    for i in $(seq 1 300); do
+        srm_as_user "$SRM_BIN/pg_isready" -q -h "$SRM_TMP/sock" -p "$SRM_PORT" && return 0
+        sleep 1
+    done
+    srm_die "the server under valgrind did not start ($OUT/callgrind/$tag.server.log)"
+}
+
+for c in "${CASE_LIST[@]}"; do
+    for sys in "${SYS_LIST[@]}"; do
+        case "$c" in gist_*) ;; *) [ "$sys" = native ] || continue ;; esac
+        tag=$c-$sys
+        srm_log "callgrind $tag"
+        cg_start "$tag" "$(buffers_of "$c")"
+        if [ "$sys" = native ]; then on=off; else on=on; fi
+        srm_psql >"$OUT/callgrind/$tag.psql.log" 2>&1 <<SQL
+SET maintenance_work_mem = '$MWM';
+SET max_parallel_maintenance_workers = $(workers_of "$c");
+SET srmsort.create_index = $on;
+SET srmsort.min_input_size = 0;
+SET client_min_messages = log;
+SET srmsort.trace = on;
+\\timing on
+CREATE INDEX prof_idx ON t_$c $(index_of "$c");
+\\timing off
+SELECT pg_relation_size('prof_idx') / 8192 AS index_pages;
+DROP INDEX prof_idx;
+SQL
+        srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w -t 600 stop >/dev/null
+        wait
+        # the processes that collected nothing (checkpointer, ...)
+        grep -l '^totals: 0$' "$OUT/callgrind/$tag".*.out* 2>/dev/null | xargs -r rm -f
+    done
+done
+
+"$SRM_PYTHON" "$SRM_REPO/bench/profile_build.py" --rows "$ROWS" --dir "$OUT" \
+    >"$OUT/phases.md"
+cat "$OUT/phases.md"
