@@ -91,7 +91,10 @@ def fsum(costs, names=None, pattern=None):
 
 
 def row(label, v, n, whole):
-    return "| %s | %.0f | %.1f%% |" % (label, v / n, 100.0 * v / whole if whole else 0)
+    # a few instructions per row (BRIN's sort) still show
+    per = ("%.0f" if v >= 10 * n else "%.3g") % (v / n)
+    share = 100.0 * v / whole if whole else 0
+    return "| %s | %s | %s%% |" % (label, per, ("%.1f" if share >= 1 else "%.2g") % share)
 
 
 def gist_table(costs, totals, n, srm):
@@ -142,12 +145,12 @@ def other_table(costs, totals, n):
     for fn in sorted((f for f in allc if SORT_PG.match(f)), key=lambda f: -allc[f]):
         if allc[fn] * 1000 >= total:
             lines.append(row(fn, allc[fn], n, total))
-    lines.append(row("**tuplesort, all entry points**", sort, n, total))
+    lines.append(row("**tuplesort, all entry points** (%d instructions)" % sort, sort, n, total))
     q = fsum(allc, names=QSORT)
     lines.append(row("qsort (pg_qsort, qsort_arg, qsort_interruptible; also inside tuplesort)",
                      q, n, total))
     for fn in ("_hash_doinsert", "ginInsertBAEntries", "ginEntryInsert", "ginGetBAEntry",
-               "brin_form_tuple", "union_tuples", "heap_getnextslot",
+               "brin_form_tuple", "union_tuples",
                "heapam_index_build_range_scan"):
         if allc.get(fn):
             lines.append(row(fn, allc[fn], n, total))
@@ -181,7 +184,8 @@ def main():
         else:
             lines, total, sort = other_table(costs, totals, n)
         print("\n".join(lines))
-        print("\nThe sort: %.1f%% of the build.\n" % (100.0 * sort / total if total else 0))
+        share = 100.0 * sort / total if total else 0
+        print("\nThe sort: %s%% of the build.\n" % (("%.1f" if share >= 1 else "%.2g") % share))
     for case in sorted({c for c, _ in gist}):
         if (case, "native") in gist and (case, "srm") in gist:
             nt, ns = gist[(case, "native")]
