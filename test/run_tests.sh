@@ -285,9 +285,11 @@ for f in "$SRM_REPO"/test/t/*.pl; do
             grep -n -E 'ERROR|PANIC|FATAL' "$l" | head -n 30 || true
         done
     fi
-    if [ $rc -eq 0 ] && grep -q '^1\.\.0 # SKIP' "$tdir/prove.out"; then
-        # plan skip_all: what the test needs is not here (its reason)
-        reason=$(grep -m 1 '^1\.\.0 # SKIP' "$tdir/prove.out" | sed 's/^1\.\.0 # SKIP *//')
+    # plan skip_all (prove: "NAME.pl .. skipped: REASON"): what the test
+    # needs is not here
+    skip_re='\.pl \.\. skipped: |^1\.\.0 # SKIP'
+    if [ $rc -eq 0 ] && grep -qE "$skip_re" "$tdir/prove.out"; then
+        reason=$(grep -m 1 -E "$skip_re" "$tdir/prove.out" | sed -E 's/.*\.pl \.\. skipped: *//; s/^1\.\.0 # SKIP *//')
         skipped=$((skipped + 1))
         skips="$skips $t ($reason)"
     elif [ $rc -eq 0 ]; then
