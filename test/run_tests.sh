@@ -64,6 +64,40 @@ if [ "$PG" = all ]; then
     total_f=0
     total_s=0
     summary=""
+    # On a fresh machine the Debian roots of the later versions (and their
+    # package-install roots) take minutes, mostly of network and disk:
+    # they are made here, beside the first version's suite.  Each root is
+    # made under a lock (pg_server.sh), so a version's own run waits for
+    # one still being made, and makes it itself if this failed; its output
+    # goes to the version's log only then.
+    prefetch=""
+    if [ "$(id -u)" -eq 0 ]; then
+        # debootstrap first, here: the host's apt must not run from two
+        # places at once (the first version installs its packages)
+        if ! command -v debootstrap >/dev/null; then
+            { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap ||
+                { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+                    DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }; } >/dev/null 2>&1 || true
+        fi
+    fi
+    # (without debootstrap each version's run reports what it lacks)
+    if [ "$(id -u)" -eq 0 ] && command -v debootstrap >/dev/null; then
+        (
+            first=1
+            for v in ${SRMSORT_PG_VERSIONS:-15 17 18 19}; do
+                if [ -n "$first" ]; then
+                    first=""
+                    continue
+                fi
+                case "$v" in 15) continue ;; esac
+                "$(dirname "$0")/pg_server.sh" root "$v" || true
+                "$(dirname "$0")/pg_server.sh" pkgroot "$v" || true
+            done
+        ) >/dev/null 2>&1 &
+        prefetch=$!
+        trap 'kill "$prefetch" 2>/dev/null; exit 130' INT
+        trap 'kill "$prefetch" 2>/dev/null; exit 143' TERM
+    fi
     for v in ${SRMSORT_PG_VERSIONS:-15 17 18 19}; do
         echo "======== PostgreSQL $v ========"
         log=$(mktemp)
@@ -101,6 +135,9 @@ if [ "$PG" = all ]; then
 PostgreSQL $v: $p passed, $f failed, $sk skipped$note"
         echo "======== PostgreSQL $v: $p passed, $f failed, $sk skipped$note ========"
     done
+    if [ -n "$prefetch" ]; then
+        wait "$prefetch" 2>/dev/null || true
+    fi
     echo "======== summary ========${summary}"
     echo "$total_p passed, $total_f failed, $total_s skipped"
     [ "$total_f" -eq 0 ]
