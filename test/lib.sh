@@ -146,12 +146,14 @@ log_temp_files = -1" srm_cluster_start
 # Install Debian packages quietly (root), updating the package lists once
 # if the first try fails; the status says whether it worked.
 srm_apt_try() {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    # waits for dpkg's lock: run_tests.sh --pg all may be installing into
+    # a Debian root meanwhile
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null 2>&1 ||
         { apt-get update -qq >/dev/null 2>&1 &&
-          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
+          DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null 2>&1; }
 }
 
-# PostGIS for the GiST tests (test/t/185_postgis.pl), where Debian ships
+# PostGIS for the GiST tests (test/t/180_postgis.pl), where Debian ships
 # it for the server under test (postgresql-N-postgis-3: 15 on this machine,
 # 17 in trixie, 18 in sid; none for 19), installed on demand as root like
 # the other optional packages.  Sets SRMSORT_POSTGIS for the test: "yes"

@@ -64,8 +64,9 @@ if [ "$PG" = all ]; then
     total_f=0
     total_s=0
     summary=""
-    # On a fresh machine the Debian roots of the later versions (and their
-    # package-install roots) take minutes, mostly of network and disk:
+    # On a fresh machine the Debian roots of the later versions (with
+    # PostGIS, and their package-install roots) take minutes, mostly of
+    # network and disk:
     # they are made here, beside the first version's suite.  Each root is
     # made under a lock (pg_server.sh), so a version's own run waits for
     # one still being made, and makes it itself if this failed; its output
@@ -91,6 +92,10 @@ if [ "$PG" = all ]; then
                 fi
                 case "$v" in 15) continue ;; esac
                 "$(dirname "$0")/pg_server.sh" root "$v" || true
+                # what srm_postgis would install there (none for 19)
+                "$(dirname "$0")/pg_server.sh" run "$v" -- env DEBIAN_FRONTEND=noninteractive \
+                    apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
+                    "postgresql-$v-postgis-3" || true
                 "$(dirname "$0")/pg_server.sh" pkgroot "$v" || true
             done
         ) >/dev/null 2>&1 &
