@@ -7,10 +7,11 @@
 # PostGIS points and small polygons (gist_geometry_ops_2d); the systems
 # native_serial and srm_serial (GiST builds are serial in both), medians
 # of --reps after a warm-up, alternated.  The PostGIS data sets are skipped
-# (and index.md says so) when CREATE EXTENSION postgis fails: on the host
-# as root the script installs Debian's postgresql-15-postgis-3 when it is
-# missing (best effort).  Results (index.md and .csv, run.md) go to
-# bench/results/YYYY-MM-DD-gist-pgN unless --out says otherwise.
+# (and index.md says so) when CREATE EXTENSION postgis fails; as root the
+# script installs Debian's postgresql-N-postgis-3 first where Debian ships
+# it for the server (srm_postgis: 15 here, 17, 18; none for 19).  Results
+# (index.md and .csv, run.md) go to bench/results/YYYY-MM-DD-gist-pgN
+# unless --out says otherwise.
 #
 #   bench/run_gist_bench.sh                          # 2M rows, 64MB and 1GB
 #   bench/run_gist_bench.sh --rows 10000000          # 10M
@@ -24,12 +25,8 @@ fi
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_packages
-postgis=postgresql-$SRM_PG_MAJOR-postgis-3
-if [ ! -f /etc/srmsort-root ] && [ "$(id -u)" -eq 0 ] &&
-    ! dpkg-query -W -f='${Status}' "$postgis" 2>/dev/null | grep -q "install ok installed"; then
-    srm_log "installing $postgis for the PostGIS data sets"
-    srm_apt_try "$postgis" || srm_log "$postgis could not be installed: no PostGIS data sets"
-fi
+# PostGIS where Debian ships it for this server, as for the tests
+srm_postgis
 srm_bench_cluster 8GB
 srm_bench_outdir "gist-pg$SRM_PG_MAJOR" "$@"
 srm_bench_py index_bench.py --datasets point,postgis_point,postgis_poly \
