@@ -810,7 +810,7 @@ sorted_count(SrmSorter *s)
 	return s->state == SS_SORTEDINMEM ? s->load.ntuples : SrmScanCount(s->scan);
 }
 
-static void *
+static pg_attribute_always_inline void *
 tuple_at(SrmSorter *s, int64 pos, bool forward)
 {
 	if (s->state == SS_SORTEDINMEM)
@@ -827,27 +827,22 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
 }
 
 /*
- * next_tuple
- *		The next tuple in the given direction, or NULL.  Positions behave
- *		exactly as tuplesort's: "current" is the next tuple forward, and a
- *		backward fetch after the end returns the last tuple.  Inline: the
- *		final merge hands out every row through it.  call is the entry
- *		point, for the error of a sort not performed.
+ * next_tuple_other
+ *		next_tuple's cases but a forward step of the final merge or of an
+ *		in-memory result.  Positions behave exactly as tuplesort's:
+ *		"current" is the next tuple forward, and a backward fetch after the
+ *		end returns the last tuple.  Out of line, so that the path every
+ *		row takes keeps a small frame.  call is the entry point, for the
+ *		error of a sort not performed.
  */
-static pg_attribute_always_inline void *
-next_tuple(SrmSorter *s, bool forward, const char *call)
+static pg_noinline void *
+next_tuple_other(SrmSorter *s, bool forward, const char *call)
 {
-	SrmTuple	t;
-
 	switch (s->state)
 	{
 		case SS_FINALMERGE:
-			if (!forward)
-				elog(ERROR, "srmsort: backward fetch needs random access");
-			if (SrmMergeNext(s->merge, &t))
-				return t.tuple;
-			s->eof_reached = true;
-			return NULL;
+			elog(ERROR, "srmsort: backward fetch needs random access");
+			break;
 		case SS_SORTEDINMEM:
 		case SS_SORTEDONDISK:
 			break;
@@ -878,21 +873,55 @@ next_tuple(SrmSorter *s, bool forward, const char *call)
 }
 
 /*
+ * next_tuple
+ *		The next tuple in the given direction, or NULL.  Inline: every row
+ *		of a result comes through it.
+ */
+static pg_attribute_always_inline void *
+next_tuple(SrmSorter *s, bool forward, const char *call)
+{
+	if (likely(forward))
+	{
+		if (s->state == SS_FINALMERGE)
+		{
+			void	   *tuple = SrmMergeNext(s->merge);
+
+			if (unlikely(tuple == NULL))
+				s->eof_reached = true;
+			return tuple;
+		}
+		if (s->state == SS_SORTEDINMEM && s->current < s->load.ntuples)
+			return tuple_at(s, s->current++, true);
+	}
+	return next_tuple_other(s, forward, call);
+}
+
+/*
+ * SrmSorterNextSlot
+ *		Store the next tuple in slot, or clear it at the end; returns slot.
+ *		Both ends are tail calls, and so can be the caller's.
+ */
+TupleTableSlot *
+SrmSorterNextSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
+{
+	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
+
+	if (unlikely(tuple == NULL))
+		return ExecClearTuple(slot);
+	return ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
+}
+
+/*
  * SrmSorterGetSlot
  *		Store the next tuple in slot; false at the end.
  */
 bool
 SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 {
-	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
+	/* TupIsNull reads its argument twice: call once */
+	TupleTableSlot *next = SrmSorterNextSlot(s, forward, slot);
 
-	if (tuple == NULL)
-	{
-		ExecClearTuple(slot);
-		return false;
-	}
-	ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
-	return true;
+	return !TupIsNull(next);
 }
 
 /*
