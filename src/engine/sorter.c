@@ -243,6 +243,8 @@ go_external(SrmSorter *s)
 	int			min_block;
 	int			i;
 
+	/* the load as it is now is the most the initial state held */
+	SrmSorterNoteMem(s, 0);
 	maxdisks = SrmPlanDisks(SrmSorterPlanLimits(), s->budget, s->dsm,
 							&min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
@@ -471,12 +473,12 @@ check_loading(SrmSorter *s, const char *call)
 }
 
 /*
- * make_room
+ * make_room_slow
  *		Before adding a tuple of len bytes: grow the tuple array or write a
  *		run if the budget is full.
  */
-static void
-make_room(SrmSorter *s, Size len)
+static pg_noinline void
+make_room_slow(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
 	Size		space = SrmMemLoadSpace(load, len);
@@ -496,20 +498,43 @@ make_room(SrmSorter *s, Size len)
 }
 
 /*
+ * make_room
+ *		make_room_slow when the array is full or the arena chunk cannot
+ *		take the tuple.  Inline: every input row passes here.
+ */
+static pg_attribute_always_inline void
+make_room(SrmSorter *s, Size len)
+{
+	SrmMemLoad *load = &s->load;
+
+	if (unlikely(load->ntuples >= load->maxtuples ||
+				 SrmMemLoadSpace(load, len) > load->arena_left))
+		make_room_slow(s, len);
+}
+
+/*
  * added
  *		Bookkeeping after a tuple of len bytes at copy joined the load.
+ *		Inline: every input row passes here.
  */
-static void
+static pg_attribute_always_inline void
 added(SrmSorter *s, void *copy, Size len)
 {
 	SrmMemLoad *load = &s->load;
 
 	SrmMemLoadAdd(load, copy, len);
-	if (s->state == SS_INITIAL)
+	if (unlikely(SrmKeysAbortDue(s->keys, load->ntuples)) &&
+		s->state == SS_INITIAL)
 		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
 	s->tuples++;
 	s->input_bytes += len;
-	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
+
+	/*
+	 * The memory peak: in the initial state memory only grows, and leaving
+	 * it (go_external, Perform) or asking for the facts notes it; later,
+	 * loads are written and memory comes back, so look now and then.
+	 */
+	if (s->tuples % 1024 == 0 && s->state != SS_INITIAL)
 		SrmSorterNoteMem(s, 0);
 }
 
@@ -541,10 +566,19 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 	check_loading(s, "SrmSorterPutSlot");
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
-		bool		shouldFree;
-		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
-		Size		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+		/*
+		 * The slot's tuple, which ExecFetchSlotHeapTuple would return
+		 * through a call by pointer; only a slot without one (virtual
+		 * contents) needs it.
+		 */
+		bool		shouldFree = false;
+		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+		Size		len;
 		MinimalTuple mt;
+
+		if (htup == NULL)
+			htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
@@ -646,6 +680,7 @@ SrmSorterPerform(SrmSorter *s)
 	switch (s->state)
 	{
 		case SS_INITIAL:
+			SrmSorterNoteMem(s, 0);
 			SrmMemLoadSort(&s->load);
 			s->state = SS_SORTEDINMEM;
 			break;
@@ -1005,6 +1040,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 	switch (s->state)
 	{
 		case SS_INITIAL:
+			/* its memory peak is the memory it holds (see added) */
+			SrmSorterNoteMem(s, 0);
 			st->method = SRM_METHOD_STILL_RUNNING;
 			break;
 		case SS_BUILDRUNS:

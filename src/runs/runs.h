@@ -106,9 +106,11 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
  * SrmMemLoadAdd
  *		Append a tuple already copied into the arena.  The array must have
  *		room (see SrmMemLoadGrow).  An integer or bytes key is read in place,
- *		as run records do; other keys take SrmMemLoadAddSlow.
+ *		as run records do; other keys take SrmMemLoadAddSlow.  Always
+ *		inline: every input row passes here, and the compiler, seeing
+ *		several callers, would otherwise make it a call.
  */
-static inline void
+static pg_attribute_always_inline void
 SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 {
 	SrmTuple   *t = &load->tuples[load->ntuples];
