@@ -135,11 +135,12 @@ BEGIN
 END
 $fn$;
 
--- Index builds, differential (50_index and later): srm_index_check(stmt,
--- queries) builds the index once by PostgreSQL and once by srmsort; see
--- 50_index for what its columns mean.
--- items of every page but the metapage that one index has and the other
--- has not, plus the difference in size
+-- Index builds, differential (50_index, 58_gist and later):
+-- srm_index_check(stmt, queries) builds the index once by PostgreSQL and
+-- once by srmsort; see 50_index (btree) and 58_gist (GiST) for what its
+-- columns mean.
+-- items of every btree page but the metapage that one index has and the
+-- other has not, plus the difference in size
 CREATE OR REPLACE FUNCTION srm_index_pages_diff(a regclass, b regclass) RETURNS bigint
 LANGUAGE sql AS $fn$
   WITH pa AS (SELECT blkno, s.* FROM generate_series(1, pg_relation_size(a) / 8192 - 1) blkno,
@@ -156,6 +157,28 @@ LANGUAGE sql AS $fn$
   SELECT (SELECT count(*) FROM d) + abs(pg_relation_size(a) - pg_relation_size(b)) / 8192
        + (SELECT count(*) FROM bt_metap(a::text) m1, bt_metap(b::text) m2
            WHERE (m1.level, m1.allequalimage) IS DISTINCT FROM (m2.level, m2.allequalimage))
+$fn$;
+
+-- every page of a GiST index: its flags, right link and a hash of its
+-- items (offsets, heap TIDs, lengths, keys as the opclass prints them)
+CREATE OR REPLACE FUNCTION srm_gist_pages(a regclass)
+RETURNS TABLE (blkno bigint, flags text[], rightlink bigint, items text)
+LANGUAGE sql AS $fn$
+  SELECT blkno, o.flags, o.rightlink::bigint,
+         (SELECT md5(string_agg(concat_ws(' ', s.itemoffset, s.ctid, s.itemlen, s.dead, s.keys),
+                                E'\n' ORDER BY s.itemoffset))
+            FROM gist_page_items(r, a) s)
+    FROM generate_series(0, pg_relation_size(a) / 8192 - 1) blkno,
+         LATERAL get_raw_page(a::text, blkno::int) r,
+         LATERAL gist_page_opaque_info(r) o
+$fn$;
+
+-- GiST pages (items, flags, right link) that differ between two indexes,
+-- plus the difference in size
+CREATE OR REPLACE FUNCTION srm_gist_pages_diff(a regclass, b regclass) RETURNS bigint
+LANGUAGE sql AS $fn$
+  SELECT count(*) FROM srm_gist_pages(a) pa FULL JOIN srm_gist_pages(b) pb USING (blkno)
+   WHERE (pa.flags, pa.rightlink, pa.items) IS DISTINCT FROM (pb.flags, pb.rightlink, pb.items)
 $fn$;
 
 -- hashes of the rows (in order) of index scans, or (seqscan) of
@@ -182,16 +205,30 @@ BEGIN
 END
 $fn$;
 
--- stmt is a CREATE INDEX statement with %I where the index name goes
+-- stmt is a CREATE INDEX statement with %I where the index name goes; the
+-- index's access method picks the checks: btree indexes pass amcheck
+-- (bt_index_parent_check, heapallindexed and rootdescend) and compare
+-- with srm_index_pages_diff, GiST indexes with srm_gist_pages_diff.
+--   via_srmsort: srmsort's workfile disks were written during the build;
+--   identical:   PostgreSQL's and srmsort's indexes are page-identical;
+--   answers:     the queries return the same rows in the same order
+--                through either index alone (and, with seqscan, by a
+--                sequential scan: for queries whose order is total).
 CREATE OR REPLACE FUNCTION srm_index_check(stmt text, queries text[] DEFAULT '{}',
+                                seqscan boolean DEFAULT false,
                                 OUT via_srmsort boolean, OUT identical boolean,
                                 OUT answers boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     w0 bigint;
+    am name;
     native text[];
     srm text[];
+    seq text[];
 BEGIN
+    IF seqscan THEN
+        seq := srm_index_answers(queries, seqscan => true);
+    END IF;
     PERFORM set_config('srmsort.create_index', 'off', true);
     EXECUTE format(stmt, 'srm_idx_native');
     native := srm_index_answers(queries);
@@ -199,11 +236,19 @@ BEGIN
     SELECT coalesce(sum(bytes_written), 0) INTO w0 FROM srmsort_disks;
     EXECUTE format(stmt, 'srm_idx_srm');
     SELECT sum(bytes_written) > w0 INTO via_srmsort FROM srmsort_disks;
-    PERFORM bt_index_parent_check('srm_idx_srm', true, true);
-    identical := srm_index_pages_diff('srm_idx_native', 'srm_idx_srm') = 0;
+    SELECT a.amname INTO am FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+     WHERE c.oid = 'srm_idx_srm'::regclass;
+    IF am = 'btree' THEN
+        PERFORM bt_index_parent_check('srm_idx_srm', true, true);
+        identical := srm_index_pages_diff('srm_idx_native', 'srm_idx_srm') = 0;
+    ELSIF am = 'gist' THEN
+        identical := srm_gist_pages_diff('srm_idx_native', 'srm_idx_srm') = 0;
+    ELSE
+        RAISE EXCEPTION 'srm_index_check: no page comparison for access method %', am;
+    END IF;
     DROP INDEX srm_idx_native;
     srm := srm_index_answers(queries);
-    answers := native = srm;
+    answers := native = srm AND (NOT seqscan OR seq = srm);
     DROP INDEX srm_idx_srm;
 END
 $fn$;

@@ -50,6 +50,13 @@ SELECT j -> 0 -> 'Plan' ->> 'Sort Method' AS merge,
        (j -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Workers Launched')::int > 0 AS workers_ran,
        j -> 0 -> 'Plan' -> 'Plans' -> 0 -> 'Plans' -> 0 ->> 'Parallel Aware' AS runs_parallel_aware
   FROM (SELECT srm_explain_json('SELECT * FROM ps ORDER BY k') AS j) e;
+-- participants that got no rows finished their part with no runs: so
+-- EXPLAIN ANALYZE says, not "still in progress"
+SET srmsort.min_input_size = 0;
+SELECT (j -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Workers Launched')::int > 0 AS workers_ran,
+       j::text NOT LIKE '%still in progress%' AS none_in_progress
+  FROM (SELECT srm_explain_json('SELECT * FROM ps WHERE id < 0 ORDER BY k') AS j) e;
+RESET srmsort.min_input_size;
 -- a cached plan that meets srmsort disabled: PostgreSQL's sort, same rows
 PREPARE q AS SELECT k, id FROM ps ORDER BY k, id;
 EXPLAIN (COSTS OFF) EXECUTE q;

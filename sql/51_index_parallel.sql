@@ -78,6 +78,17 @@ SET srmsort.max_merge_order = 2;
 SELECT * FROM srm_index_check('CREATE INDEX %I ON px (t COLLATE "C", i)');
 SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON px (i DESC)');
 RESET srmsort.max_merge_order;
+-- ... and with budgets far enough apart that the stripes differ: at 384kB
+-- a participant's longest period is 4 blocks, so its stripe over the four
+-- disks is 1:1:1:1, while the leader's own is 2:1:1:1 (5 blocks); runs of
+-- many 32kB blocks, read by the leader's stripe, would be looked for on the
+-- wrong disks from their third block on
+SET srmsort.debug_participant_mem = '384kB';
+SET srmsort.block_size = '32kB';
+SELECT * FROM srm_index_check('CREATE INDEX %I ON px (a)');
+SELECT * FROM srm_index_check('CREATE UNIQUE INDEX %I ON px (i DESC)');
+RESET srmsort.block_size;
+RESET srmsort.debug_participant_mem;
 RESET srmsort.disk_weights;
 
 -- uniqueness: PostgreSQL's error, word for word, from both builds

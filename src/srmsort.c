@@ -286,6 +286,16 @@ define_settings(void)
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("srmsort.debug_participant_mem",
+							"Developer option: the memory of each participant of a parallel index build, in place of its share of maintenance_work_mem.",
+							"0 means the share.  The leader still merges with "
+							"maintenance_work_mem, so a participant writes its runs "
+							"with another budget than the one that reads them.  For "
+							"the tests.",
+							&srmsort_debug_participant_mem, 0, 0, MAX_KILOBYTES,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomStringVariable("srmsort.debug_slow_disk",
 							   "Developer option: a tablespace whose measured bandwidth is taken as an eighth of what it is.",
 							   "Makes one of the test's workfile directories, all on one "

@@ -146,9 +146,38 @@ log_temp_files = -1" srm_cluster_start
 # Install Debian packages quietly (root), updating the package lists once
 # if the first try fails; the status says whether it worked.
 srm_apt_try() {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 ||
+    # waits for dpkg's lock: run_tests.sh --pg all may be installing into
+    # a Debian root meanwhile
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null 2>&1 ||
         { apt-get update -qq >/dev/null 2>&1 &&
-          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1; }
+          DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null 2>&1; }
+}
+
+# PostGIS for the GiST tests (test/t/180_postgis.pl), where Debian ships
+# it for the server under test (postgresql-N-postgis-3: 15 on this machine,
+# 17 in trixie, 18 in sid; none for 19), installed on demand as root like
+# the other optional packages.  Sets SRMSORT_POSTGIS for the test: "yes"
+# (installed: the test must run), or "skip:REASON" (no package for this
+# server, or not root and not installed).  A package the archive lists but
+# that fails to install stays "yes": the test then fails, as it should.
+srm_postgis() {
+    local pkg=postgresql-$SRM_PG_MAJOR-postgis-3
+    export SRMSORT_POSTGIS=yes
+    if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        SRMSORT_POSTGIS="skip:$pkg is not installed (as root: apt-get install $pkg)"
+        return 0
+    fi
+    # the package lists as they are (the roots' are not updated for this)
+    if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+        SRMSORT_POSTGIS="skip:Debian ships no $pkg"
+        return 0
+    fi
+    srm_log "installing $pkg for the PostGIS test"
+    srm_apt_try --no-install-recommends "$pkg" ||
+        srm_log "$pkg could not be installed: the PostGIS test will fail"
 }
 
 # The benchmarks' plots need matplotlib: installed as root when missing

@@ -201,6 +201,19 @@ merge_sorter(SrmPBShared *sh, Relation heap, Relation index, int memKB,
 }
 
 /*
+ * participant_mem
+ *		A participant's memory (kB): its share of maintenance_work_mem, as
+ *		core divides it, unless srmsort.debug_participant_mem sets another.
+ */
+static int
+participant_mem(int nparticipants)
+{
+	if (srmsort_debug_participant_mem > 0)
+		return srmsort_debug_participant_mem;
+	return maintenance_work_mem / nparticipants;
+}
+
+/*
  * scan_and_sort
  *		One participant's part: join the parallel scan, form runs of its
  *		share with sortmem kB (work_mem for dead tuples), describe them and
@@ -399,8 +412,7 @@ SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st, bool *brokenHotChain)
 
 	if (pb->leader_participates)
 		scan_and_sort(sh, pb->heap, pb->index, sh->nworkers, sh->nworkers,
-					  sh->nparticipants,
-					  maintenance_work_mem / pb->nparticipants, true);
+					  sh->nparticipants, participant_mem(pb->nparticipants), true);
 
 	SrmPStreamLeaderWait(&pb->ps, &sh->workersdonecv, &sh->mutex,
 						 &sh->nlaunched, &sh->nparticipantsdone,
@@ -520,8 +532,7 @@ srm_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	 * as core divides it.
 	 */
 	scan_and_sort(sh, heap, index, ParallelWorkerNumber, ParallelWorkerNumber,
-				  sh->nparticipants, maintenance_work_mem / sh->nparticipants,
-				  false);
+				  sh->nparticipants, participant_mem(sh->nparticipants), false);
 	if (ParallelWorkerNumber == 0)
 		merge_and_send(sh, heap, index, seg, toc);
 

@@ -1045,9 +1045,12 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 			st->method = SRM_METHOD_STILL_RUNNING;
 			break;
 		case SS_BUILDRUNS:
-		case SS_RUNSFINISHED:
 			st->method = s->share != NULL && s->ts != NULL ?
 				SRM_METHOD_PARTICIPANT_RUNS : SRM_METHOD_STILL_RUNNING;
+			break;
+		case SS_RUNSFINISHED:
+			/* a participant's part is done, with no runs if it got no rows */
+			st->method = SRM_METHOD_PARTICIPANT_RUNS;
 			break;
 		case SS_SORTEDINMEM:
 			st->method = s->keys->norm != SRM_NORM_NONE ?

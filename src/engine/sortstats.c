@@ -301,7 +301,9 @@ append_words(StringInfo buf, const char *fmt, const SrmFact *f,
 static bool
 shown(SrmFactWhen when, const SrmSortStats *st, bool verbose)
 {
-	bool		external = SRM_METHOD_IS_EXTERNAL(st->method);
+	/* a participant that got no rows wrote nothing: no disk facts */
+	bool		external = SRM_METHOD_IS_EXTERNAL(st->method) &&
+		(st->method != SRM_METHOD_PARTICIPANT_RUNS || st->runs > 0);
 
 	switch (when)
 	{

@@ -1,8 +1,9 @@
 # Disk full on one of the workfile disks, while writing runs and during a
 # merge: PostgreSQL's usual "could not write" error naming the file, every
 # workfile on every disk removed, the server keeps running, the next sort
-# works.  Needs a small filesystem, which test/run_tests.sh mounts when it
-# runs as root (SRMSORT_SMALLFS).
+# works.  The same for btree and GiST index builds, and for a full index
+# tablespace.  Needs a small filesystem, which test/run_tests.sh mounts
+# when it runs as root (SRMSORT_SMALLFS).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -60,6 +61,52 @@ for my $sys ('off', 'io_uring', 'sync')
 	is_deeply([ grep { -s $_ } glob("$small/PG_*/*/*") ], [],
 		"index build ($sys): no data left on the full disk");
 }
+# The same for GiST's sorted build (point_ops): the sort's runs fill a
+# workfile disk, or the index's pages fill its tablespace.  Each fails with
+# the error PostgreSQL gives for the same fault (its own sort or build),
+# after srmsort had written runs (proof that srmsort built it), and leaves
+# no index, no workfile and nothing on the full disk.
+$node->safe_psql('postgres', q{
+SELECT setseed(0.7);
+CREATE TABLE gp AS SELECT i, point(random() * 1000, random() * 1000) AS p
+  FROM generate_series(1, 500000) i;
+ANALYZE gp;
+});
+for my $case ('workfiles', 'index')
+{
+	my $where = $case eq 'workfiles'
+	  ? "SET srmsort.tablespaces = 'srm_d0, tiny, srm_d1'; SET temp_tablespaces = tiny;"
+	  : "SET srmsort.tablespaces = 'srm_d0, srm_d1';";
+	my $space = $case eq 'index' ? ' TABLESPACE tiny' : '';
+	for my $sys ('off', 'io_uring', 'sync')
+	{
+		my $set = $sys eq 'off' ? 'SET srmsort.enabled = off;' : "SET srmsort.io_method = $sys;";
+		my ($gret, $gout, $gerr) = $node->psql('postgres', "$set $where
+SET maintenance_work_mem = '1MB';
+\\set VERBOSITY verbose
+SELECT coalesce(sum(bytes_written), 0) AS w0 FROM srmsort_disks \\gset
+CREATE INDEX gp_tiny ON gp USING gist (p)$space;
+SELECT coalesce(sum(bytes_written), 0) > :w0 FROM srmsort_disks;
+SELECT count(*) FROM pg_class WHERE relname = 'gp_tiny';", on_error_stop => 0);
+		my $err = $case eq 'workfiles'
+		  ? qr/ERROR:  53100: could not write to file "[^"]*pgsql_tmp[^"]*": No space left on device/
+		  : qr/ERROR:  53100: could not extend file "pg_tblspc\/[^"]*": No space left on device/;
+		like($gerr, $err, "GiST build ($sys), full $case disk: PostgreSQL's error");
+		is($gout, ($sys eq 'off' ? 'f' : 't') . "\n0",
+			"GiST build ($sys), full $case disk: "
+			  . ($sys eq 'off' ? '' : 'srmsort had written runs; ') . 'no index left');
+		is_deeply([ SrmTest::temp_files($node) ], [], "GiST build ($sys), full $case disk: no workfile left");
+		is($node->safe_psql('postgres', "SELECT count(*) FROM srmsort_activity"), '0',
+			"GiST build ($sys), full $case disk: no job left");
+		is_deeply([ grep { -s $_ } glob("$small/PG_*/*/*") ], [],
+			"GiST build ($sys), full $case disk: nothing left on the full disk");
+	}
+}
+$node->safe_psql('postgres', "SET maintenance_work_mem = '1MB'; SET srmsort.tablespaces = 'srm_d0, srm_d1';
+SET srmsort.trace = on; CREATE INDEX gp_p ON gp USING gist (p)");
+like(slurp_file($node->logfile), qr/srmsort: built index "gp_p"/, "the next GiST build works, by srmsort");
+$node->safe_psql('postgres', "DROP TABLE gp");
+
 $node->safe_psql('postgres', "SET srmsort.trace = on; CREATE INDEX d_t ON d (t)");
 $node->safe_psql('postgres', "CREATE EXTENSION IF NOT EXISTS amcheck");
 is($node->safe_psql('postgres', "SELECT bt_index_parent_check('d_t', true)"), '',

@@ -61,6 +61,7 @@ static const UnitSetting settings[] = {
 	{"srmsort.debug_icu_table_after", PGC_INT, &srmsort_debug_icu_table_after},
 	{"srmsort.debug_slow_disk", PGC_STRING, &srmsort_debug_slow_disk},
 	{"srmsort.debug_sorter_misuse", PGC_ENUM, &srmsort_debug_sorter_misuse},
+	{"srmsort.debug_participant_mem", PGC_INT, &srmsort_debug_participant_mem},
 };
 
 /* One setting's initial value against the server's default. */
