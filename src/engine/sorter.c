@@ -243,6 +243,8 @@ go_external(SrmSorter *s)
 	int			min_block;
 	int			i;
 
+	/* the load as it is now is the most the initial state held */
+	SrmSorterNoteMem(s, 0);
 	maxdisks = SrmPlanDisks(SrmSorterPlanLimits(), s->budget, s->dsm,
 							&min_block);
 	SrmRecFormatInit(&s->fmt, s->keys);
@@ -471,12 +473,12 @@ check_loading(SrmSorter *s, const char *call)
 }
 
 /*
- * make_room
+ * make_room_slow
  *		Before adding a tuple of len bytes: grow the tuple array or write a
  *		run if the budget is full.
  */
-static void
-make_room(SrmSorter *s, Size len)
+static pg_noinline void
+make_room_slow(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
 	Size		space = SrmMemLoadSpace(load, len);
@@ -496,20 +498,43 @@ make_room(SrmSorter *s, Size len)
 }
 
 /*
+ * make_room
+ *		make_room_slow when the array is full or the arena chunk cannot
+ *		take the tuple.  Inline: every input row passes here.
+ */
+static pg_attribute_always_inline void
+make_room(SrmSorter *s, Size len)
+{
+	SrmMemLoad *load = &s->load;
+
+	if (unlikely(load->ntuples >= load->maxtuples ||
+				 SrmMemLoadSpace(load, len) > load->arena_left))
+		make_room_slow(s, len);
+}
+
+/*
  * added
  *		Bookkeeping after a tuple of len bytes at copy joined the load.
+ *		Inline: every input row passes here.
  */
-static void
+static pg_attribute_always_inline void
 added(SrmSorter *s, void *copy, Size len)
 {
 	SrmMemLoad *load = &s->load;
 
 	SrmMemLoadAdd(load, copy, len);
-	if (s->state == SS_INITIAL)
+	if (unlikely(SrmKeysAbortDue(s->keys, load->ntuples)) &&
+		s->state == SS_INITIAL)
 		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
 	s->tuples++;
 	s->input_bytes += len;
-	if (s->tuples % 1024 == 0 || s->state == SS_INITIAL)
+
+	/*
+	 * The memory peak: in the initial state memory only grows, and leaving
+	 * it (go_external, Perform) or asking for the facts notes it; later,
+	 * loads are written and memory comes back, so look now and then.
+	 */
+	if (s->tuples % 1024 == 0 && s->state != SS_INITIAL)
 		SrmSorterNoteMem(s, 0);
 }
 
@@ -541,10 +566,19 @@ SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
 	check_loading(s, "SrmSorterPutSlot");
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
-		bool		shouldFree;
-		HeapTuple	htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
-		Size		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+		/*
+		 * The slot's tuple, which ExecFetchSlotHeapTuple would return
+		 * through a call by pointer; only a slot without one (virtual
+		 * contents) needs it.
+		 */
+		bool		shouldFree = false;
+		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+		Size		len;
 		MinimalTuple mt;
+
+		if (htup == NULL)
+			htup = ExecFetchSlotHeapTuple(slot, false, &shouldFree);
+		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 
 		make_room(s, len);
 		mt = SrmMemLoadAlloc(&s->load, len);
@@ -646,6 +680,7 @@ SrmSorterPerform(SrmSorter *s)
 	switch (s->state)
 	{
 		case SS_INITIAL:
+			SrmSorterNoteMem(s, 0);
 			SrmMemLoadSort(&s->load);
 			s->state = SS_SORTEDINMEM;
 			break;
@@ -810,7 +845,7 @@ sorted_count(SrmSorter *s)
 	return s->state == SS_SORTEDINMEM ? s->load.ntuples : SrmScanCount(s->scan);
 }
 
-static void *
+static pg_attribute_always_inline void *
 tuple_at(SrmSorter *s, int64 pos, bool forward)
 {
 	if (s->state == SS_SORTEDINMEM)
@@ -827,27 +862,22 @@ tuple_at(SrmSorter *s, int64 pos, bool forward)
 }
 
 /*
- * next_tuple
- *		The next tuple in the given direction, or NULL.  Positions behave
- *		exactly as tuplesort's: "current" is the next tuple forward, and a
- *		backward fetch after the end returns the last tuple.  Inline: the
- *		final merge hands out every row through it.  call is the entry
- *		point, for the error of a sort not performed.
+ * next_tuple_other
+ *		next_tuple's cases but a forward step of the final merge or of an
+ *		in-memory result.  Positions behave exactly as tuplesort's:
+ *		"current" is the next tuple forward, and a backward fetch after the
+ *		end returns the last tuple.  Out of line, so that the path every
+ *		row takes keeps a small frame.  call is the entry point, for the
+ *		error of a sort not performed.
  */
-static pg_attribute_always_inline void *
-next_tuple(SrmSorter *s, bool forward, const char *call)
+static pg_noinline void *
+next_tuple_other(SrmSorter *s, bool forward, const char *call)
 {
-	SrmTuple	t;
-
 	switch (s->state)
 	{
 		case SS_FINALMERGE:
-			if (!forward)
-				elog(ERROR, "srmsort: backward fetch needs random access");
-			if (SrmMergeNext(s->merge, &t))
-				return t.tuple;
-			s->eof_reached = true;
-			return NULL;
+			elog(ERROR, "srmsort: backward fetch needs random access");
+			break;
 		case SS_SORTEDINMEM:
 		case SS_SORTEDONDISK:
 			break;
@@ -878,21 +908,55 @@ next_tuple(SrmSorter *s, bool forward, const char *call)
 }
 
 /*
+ * next_tuple
+ *		The next tuple in the given direction, or NULL.  Inline: every row
+ *		of a result comes through it.
+ */
+static pg_attribute_always_inline void *
+next_tuple(SrmSorter *s, bool forward, const char *call)
+{
+	if (likely(forward))
+	{
+		if (s->state == SS_FINALMERGE)
+		{
+			void	   *tuple = SrmMergeNext(s->merge);
+
+			if (unlikely(tuple == NULL))
+				s->eof_reached = true;
+			return tuple;
+		}
+		if (s->state == SS_SORTEDINMEM && s->current < s->load.ntuples)
+			return tuple_at(s, s->current++, true);
+	}
+	return next_tuple_other(s, forward, call);
+}
+
+/*
+ * SrmSorterNextSlot
+ *		Store the next tuple in slot, or clear it at the end; returns slot.
+ *		Both ends are tail calls, and so can be the caller's.
+ */
+TupleTableSlot *
+SrmSorterNextSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
+{
+	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
+
+	if (unlikely(tuple == NULL))
+		return ExecClearTuple(slot);
+	return ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
+}
+
+/*
  * SrmSorterGetSlot
  *		Store the next tuple in slot; false at the end.
  */
 bool
 SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 {
-	void	   *tuple = next_tuple(s, forward, "SrmSorterGetSlot");
+	/* TupIsNull reads its argument twice: call once */
+	TupleTableSlot *next = SrmSorterNextSlot(s, forward, slot);
 
-	if (tuple == NULL)
-	{
-		ExecClearTuple(slot);
-		return false;
-	}
-	ExecStoreMinimalTuple((MinimalTuple) tuple, slot, false);
-	return true;
+	return !TupIsNull(next);
 }
 
 /*
@@ -976,6 +1040,8 @@ SrmSorterGetStats(SrmSorter *s, SrmSortStats *st)
 	switch (s->state)
 	{
 		case SS_INITIAL:
+			/* its memory peak is the memory it holds (see added) */
+			SrmSorterNoteMem(s, 0);
 			st->method = SRM_METHOD_STILL_RUNNING;
 			break;
 		case SS_BUILDRUNS:

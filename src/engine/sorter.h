@@ -101,6 +101,9 @@ extern void SrmSorterPerform(SrmSorter *sorter);
  */
 extern bool SrmSorterGetSlot(SrmSorter *sorter, bool forward,
 							 TupleTableSlot *slot);
+/* The same, returning slot (stored, or cleared at the end). */
+extern TupleTableSlot *SrmSorterNextSlot(SrmSorter *sorter, bool forward,
+										 TupleTableSlot *slot);
 
 /* Index flavour: next index tuple, valid until the next call; NULL at end. */
 extern IndexTuple SrmSorterGetIndexTuple(SrmSorter *sorter);

@@ -371,6 +371,13 @@ SRM_CMP_WORDS(Int32, DatumGetInt32)
 
 extern void SrmKeysConsiderAbort(SrmKeys *keys, SrmTuple *tuples, int64 n);
 
+/* Whether SrmKeysConsiderAbort has a question for a load of n tuples. */
+static inline bool
+SrmKeysAbortDue(SrmKeys *keys, int64 n)
+{
+	return keys->abbreviating && n >= keys->abbrevNext;
+}
+
 /* Stop abbreviating for good (merges, or once the sort spills). */
 extern void SrmKeysStopAbbrev(SrmKeys *keys);
 

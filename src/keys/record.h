@@ -198,64 +198,6 @@ SrmRecHeapData(const char *body)
 		((infomask & HEAP_HASNULL) ? BITMAPLEN(infomask2 & HEAP_NATTS_MASK) : 0);
 }
 
-/* Bytes of the tuple the record at rec rebuilds into. */
-static inline Size
-SrmRecTupleLen(SrmRecFormat *fmt, const char *rec)
-{
-	uint32		bodylen;
-	const char *kp;
-	const char *body = SrmRecBody(rec, &bodylen, &kp);
-
-	if (!fmt->heap)
-		return bodylen;
-	return ((uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET) +
-		(bodylen - (SrmRecHeapData(body) - body));
-}
-
-/*
- * SrmRecMaterialize
- *		Rebuild the tuple of the record at rec into dst: MAXALIGNed, with
- *		room for SrmRecTupleLen bytes.  Inline: the final merge rebuilds
- *		every tuple it hands out.
- */
-static inline void
-SrmRecMaterialize(SrmRecFormat *fmt, const char *rec, void *dst)
-{
-	uint32		bodylen;
-	const char *kp;
-	const char *body = SrmRecBody(rec, &bodylen, &kp);
-	const char *data;
-	Size		hoff;
-	Size		datalen;
-	MinimalTuple mt = (MinimalTuple) dst;
-
-	if (!fmt->heap)
-	{
-		memcpy(dst, body, bodylen);
-		return;
-	}
-	data = SrmRecHeapData(body);
-	hoff = (uint8) body[SRM_REC_HOFF] - MINIMAL_TUPLE_OFFSET;
-	datalen = bodylen - (data - body);
-	if (likely(data - body == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
-	{
-		/* no null bitmap: the usual 16-byte header in fixed-size moves */
-		uint64		zero = 0;
-
-		memcpy(mt, &zero, sizeof(zero));
-		memcpy((char *) mt + sizeof(uint64), &zero, sizeof(zero));
-		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, SRM_REC_HEAP_FIXED);
-	}
-	else
-	{
-		/* the header, its padding zero, then the fields kept */
-		memset(mt, 0, hoff);
-		memcpy((char *) mt + MINIMAL_TUPLE_DATA_OFFSET, body, data - body);
-	}
-	mt->t_len = (uint32) (hoff + datalen);
-	SrmRecCopy((char *) mt + hoff, data, datalen);
-}
-
 /*
  * A reader's buffer for the tuples it rebuilds: grown to the tuple at hand
  * and, once it has held one longer than a block (a BIG record's), shrunk
@@ -274,20 +216,76 @@ extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
 /*
  * SrmRecMaterializeInto
  *		Rebuild the tuple of the record at rec into buf (resized in cxt if
- *		need be) and return it; valid until buf's next use.  Inline: the
- *		merges and scans rebuild every tuple they hand out.
+ *		need be) and return it, MAXALIGNed; valid until buf's next use.
+ *		The record is parsed once and every field read before the first
+ *		store: to the compiler the stores into buf may alias the record,
+ *		and it would read the record again after each.
+ *
+ *		SrmRecMaterializeInline is the same, inlined wherever it is called
+ *		(the final merge, which rebuilds every tuple it hands out);
+ *		SrmRecMaterializeInto leaves the choice to the compiler.
  */
+static pg_attribute_always_inline void *
+SrmRecMaterializeInline(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					  Size block_size, MemoryContext cxt)
+{
+	uint32		bodylen;
+	const char *kp;
+	const char *body = SrmRecBody(rec, &bodylen, &kp);
+	const char *data = body;
+	Size		fixed = 0;
+	Size		hoff = 0;
+	Size		len = bodylen;
+	uint32		head = 0;
+	uint8		hoffbyte = 0;
+	bool		heap = fmt->heap;
+	char	   *dst;
+
+	if (heap)
+	{
+		memcpy(&head, body, sizeof(head));
+		data = SrmRecHeapData(body);
+		fixed = data - body;
+		hoffbyte = (uint8) body[SRM_REC_HOFF];
+		hoff = hoffbyte - MINIMAL_TUPLE_OFFSET;
+		len = hoff + (bodylen - fixed);
+	}
+	if (unlikely(buf->size < len ||
+				 (buf->size > block_size && len <= block_size)))
+		SrmTupleBufResize(buf, len, block_size, cxt);
+	dst = buf->data;
+	if (!heap)
+	{
+		memcpy(dst, body, bodylen);
+		return dst;
+	}
+	if (likely(fixed == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
+	{
+		/* no null bitmap: the usual 16-byte header in fixed-size moves */
+		uint64		zero = 0;
+
+		memcpy(dst, &zero, sizeof(zero));
+		memcpy(dst + sizeof(uint64), &zero, sizeof(zero));
+		/* t_infomask2 and t_infomask, then t_hoff */
+		memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, &head, sizeof(head));
+		dst[MINIMAL_TUPLE_DATA_OFFSET + SRM_REC_HOFF] = (char) hoffbyte;
+	}
+	else
+	{
+		/* the header, its padding zero, then the fields kept */
+		memset(dst, 0, hoff);
+		memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, body, fixed);
+	}
+	((MinimalTuple) dst)->t_len = (uint32) len;
+	SrmRecCopy(dst + hoff, data, len - hoff);
+	return dst;
+}
+
 static inline void *
 SrmRecMaterializeInto(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 					  Size block_size, MemoryContext cxt)
 {
-	Size		len = SrmRecTupleLen(fmt, rec);
-
-	if (unlikely(buf->size < len ||
-				 (buf->size > block_size && len <= block_size)))
-		SrmTupleBufResize(buf, len, block_size, cxt);
-	SrmRecMaterialize(fmt, rec, buf->data);
-	return buf->data;
+	return SrmRecMaterializeInline(fmt, rec, buf, block_size, cxt);
 }
 
 /*
@@ -463,9 +461,11 @@ SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
 /*
  * SrmRecReadKey
  *		SrmRecKey, with the common case inline: a short record of a sort
- *		on an integer or bytewise-ordered column, with no NULLs.
+ *		on an integer or bytewise-ordered column, with no NULLs.  Always
+ *		inline: a merge reads every record's key through it, and a call
+ *		would cost as much as the common case.
  */
-static inline Size
+static pg_attribute_always_inline Size
 SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 {
 	uint8		b = (uint8) rec[0];

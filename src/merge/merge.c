@@ -141,6 +141,9 @@ struct SrmMerge
 	int			nfree;
 	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
 	char	   *release_big;	/* BIG record returned last, freed next call */
+	bool		recycle;		/* either is set, or DSM refills: the next
+								 * call has more to do than merge */
+	int			nbig;			/* inputs with a big_in_heap */
 	char	   *scratch;		/* block buffer for continuation blocks */
 
 	/* SRM state */
@@ -564,7 +567,10 @@ next_block(SrmMerge *m, int r)
 
 	/* the tuple returned last may point into the buffer: free it next call */
 	if (in->leading != NULL)
+	{
 		m->release_buf = in->leading;
+		m->recycle = true;
+	}
 	in->leading = NULL;
 	in->block = NULL;
 	if (want < 0)
@@ -587,24 +593,31 @@ next_block(SrmMerge *m, int r)
 /* ---------- the main merge: a loser tree ---------- */
 
 /*
+ * rebuild
+ *		Rebuild input r's current record into the tuple buffer not holding
+ *		the tuple before it, which the caller may still use.  A buffer grown
+ *		for a BIG record shrinks again.  Inline: the final merge rebuilds
+ *		every tuple it hands out.
+ */
+static pg_attribute_always_inline void *
+rebuild(SrmMerge *m, SrmInput *in)
+{
+	int			f = in->tnext;
+
+	in->tnext = f ^ 1;
+	return SrmRecMaterializeInline(m->ts->fmt, in->cur_rec, &in->tbuf[f],
+								   m->ts->block_size, m->cxt);
+}
+
+/*
  * materialize
- *		Rebuild input r's current tuple (if not done yet) into the tuple
- *		buffer not holding the one before it, which the caller may still
- *		use, and return it.  A buffer grown for a BIG record shrinks again.
+ *		Input r's current tuple, rebuilt if not done yet (to break a tie).
  */
 static void *
 materialize(SrmMerge *m, int r)
 {
-	SrmInput   *in = &m->inputs[r];
-	int			f;
-
-	if (m->cur[r].tuple != NULL)
-		return m->cur[r].tuple;
-	f = in->tnext;
-	in->tnext ^= 1;
-	m->cur[r].tuple = SrmRecMaterializeInto(m->ts->fmt, in->cur_rec,
-											&in->tbuf[f], m->ts->block_size,
-											m->cxt);
+	if (m->cur[r].tuple == NULL)
+		m->cur[r].tuple = rebuild(m, &m->inputs[r]);
 	return m->cur[r].tuple;
 }
 
@@ -765,6 +778,7 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 	{
 		in->cur_rec = in->big;
 		in->big_in_heap = in->big;
+		m->nbig++;
 		in->big = NULL;
 		in->rec = NULL;
 	}
@@ -838,6 +852,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
 	m->normalized = (keys->norm != SRM_NORM_NONE);
+	m->recycle = dsm;
 	m->ties = !m->normalized || SrmKeysNeedTies(keys);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
@@ -931,18 +946,13 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 }
 
 /*
- * merge_winner
- *		Start a step of the merge: recycle what the previous call handed
- *		out and find the input whose tuple is next; false at the end.
+ * recycle
+ *		What the previous call handed out may be recycled now; DSM refills
+ *		its buffers.
  */
-static pg_attribute_always_inline bool
-merge_winner(SrmMerge *m, int *winner)
+static pg_noinline void
+recycle(SrmMerge *m)
 {
-	int			r;
-
-	CHECK_FOR_INTERRUPTS();
-
-	/* what the previous call handed out may be recycled now */
 	if (m->release_buf != NULL)
 	{
 		put_buf(m, m->release_buf);
@@ -955,16 +965,37 @@ merge_winner(SrmMerge *m, int *winner)
 	}
 	if (m->dsm)
 		SrmDsmRefill(m->dsm);
+	m->recycle = (m->dsm != NULL);
+}
 
+/*
+ * merge_winner
+ *		Start a step of the merge: recycle what the previous call handed
+ *		out and find the input whose tuple is next; false at the end.  The
+ *		rare work behind one flag and one count: every row passes here.
+ */
+static pg_attribute_always_inline bool
+merge_winner(SrmMerge *m, int *winner)
+{
+	int			r;
+	SrmInput   *in;
+
+	CHECK_FOR_INTERRUPTS();
+	if (unlikely(m->recycle))
+		recycle(m);
 	if (m->nlive == 0)
 		return false;
 
 	r = LOSER_IDX(&m->tree[0]);
-	if (m->inputs[r].big_in_heap != NULL &&
-		m->inputs[r].big_in_heap == m->inputs[r].cur_rec)
+	in = &m->inputs[r];
+	if (unlikely(m->nbig > 0) &&
+		in->big_in_heap != NULL && in->big_in_heap == in->cur_rec)
 	{
-		m->release_big = m->inputs[r].big_in_heap;
-		m->inputs[r].big_in_heap = NULL;
+		/* a BIG record handed out: freed at the next call */
+		m->release_big = in->big_in_heap;
+		in->big_in_heap = NULL;
+		m->nbig--;
+		m->recycle = true;
 	}
 	*winner = r;
 	return true;
@@ -999,31 +1030,23 @@ merge_advance(SrmMerge *m, int r)
 
 /*
  * SrmMergeNext
- *		Step 11: the next item of the merge, its tuple valid until the next
- *		call.
+ *		Step 11: the next tuple of the merge, valid until the next call;
+ *		NULL at the end.
  */
-bool
-SrmMergeNext(SrmMerge *m, SrmTuple *out)
+void *
+SrmMergeNext(SrmMerge *m)
 {
 	int			r;
 	void	   *tuple;
 
 	if (!merge_winner(m, &r))
-		return false;
-	tuple = materialize(m, r);
-
-	/*
-	 * Field by field: a whole-struct copy reads the tuple pointer that
-	 * materialize has just stored together with the key beside it, in one
-	 * wider load that store forwarding cannot serve (a stall per tuple).
-	 */
-	out->tuple = tuple;
-	out->datum1 = m->cur[r].datum1;
-	out->len = m->cur[r].len;
-	out->isnull1 = m->cur[r].isnull1;
-	out->nrank = m->cur[r].nrank;
+		return NULL;
+	/* rebuilt already if it broke a tie, else now */
+	tuple = m->cur[r].tuple;
+	if (tuple == NULL)
+		tuple = rebuild(m, &m->inputs[r]);
 	merge_advance(m, r);
-	return true;
+	return tuple;
 }
 
 /*

@@ -28,10 +28,10 @@ extern SrmMerge *SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs,
 							   SrmMergeCounters *counters);
 
 /*
- * The next tuple in order, or false at the end.  out->tuple points into
- * the merge's buffers and stays valid until the next call.
+ * The next tuple in order, or NULL at the end.  It lies in the merge's
+ * buffers and stays valid until the next call.
  */
-extern bool SrmMergeNext(SrmMerge *m, SrmTuple *out);
+extern void *SrmMergeNext(SrmMerge *m);
 extern void SrmMergeToRun(SrmMerge *m, SrmRunWriter *w);
 
 /* Wait for outstanding reads and free the merge's memory. */

@@ -63,6 +63,7 @@ typedef struct SrmSortScanState
 	SrmPSortShared *pshared;	/* SRM_MODE_RUNS in parallel mode */
 	bool		randomAccess;
 	bool		sorted;
+	bool		streaming;		/* sorted by srmsort, rows go out as they are */
 	bool		delegated;		/* sorted by tuplesort */
 	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
@@ -76,6 +77,7 @@ typedef struct SrmSortScanState
 static Node *srm_create_state(CustomScan *cscan);
 static void srm_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *srm_exec(CustomScanState *node);
+static TupleTableSlot *srm_next(PlanState *pstate);
 static void srm_end(CustomScanState *node);
 static void srm_rescan(CustomScanState *node);
 static void srm_markpos(CustomScanState *node);
@@ -179,6 +181,14 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 												   EXEC_FLAG_BACKWARD |
 												   EXEC_FLAG_MARK));
 
+	/*
+	 * Rows come from srm_next, not through core's ExecCustomScan, which
+	 * would check for interrupts and make one more indirect call a row to
+	 * reach srm_exec.  ExecInitNode sets the node's ExecProcNode up after
+	 * this returns, and wraps what it finds here.
+	 */
+	node->ss.ps.ExecProcNode = srm_next;
+
 #if PG_VERSION_NUM >= 160000
 	state->result = node->ss.ss_ScanTupleSlot;
 #else
@@ -201,6 +211,7 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 static void
 end_sort(SrmSortScanState *state)
 {
+	state->streaming = false;
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
@@ -338,19 +349,29 @@ do_sort(SrmSortScanState *state)
 		state->sorter = begin_sorter(state, desc);
 	if (state->sorter != NULL)
 		debug_misuse(state, false);
-	for (;;)
+	/* one loop each: the input's rows take no test they do not need */
+	if (state->delegated)
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(outer);
+
+			if (TupIsNull(slot))
+				break;
+			tuplesort_puttupleslot(state->tuplesort, slot);
+		}
+	}
+	else
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 
-		if (TupIsNull(slot))
-			break;
-		if (state->delegated)
-			tuplesort_puttupleslot(state->tuplesort, slot);
-		else
+		/* a merging SRMSort (SRM_MODE_MERGE) begins one with a first row */
+		if (!TupIsNull(slot) && state->sorter == NULL)
+			state->sorter = begin_sorter(state, desc);
+		while (!TupIsNull(slot))
 		{
-			if (unlikely(state->sorter == NULL))
-				state->sorter = begin_sorter(state, desc);
 			SrmSorterPutSlot(state->sorter, slot);
+			slot = ExecProcNode(outer);
 		}
 	}
 	if (state->delegated)
@@ -370,6 +391,9 @@ do_sort(SrmSortScanState *state)
 	}
 	estate->es_direction = dir;
 	state->sorted = true;
+	/* srm_next's path: the sorter's rows, no projection */
+	state->streaming = !state->delegated &&
+		state->css.ss.ps.ps_ProjInfo == NULL;
 }
 
 /*
@@ -419,7 +443,8 @@ form_runs(SrmSortScanState *state)
 
 /*
  * srm_exec
- *		The next tuple of the sorted result in the executor's direction.
+ *		The next tuple of the sorted result in the executor's direction
+ *		(srm_next checked for interrupts).
  */
 static TupleTableSlot *
 srm_exec(CustomScanState *node)
@@ -427,7 +452,6 @@ srm_exec(CustomScanState *node)
 	SrmSortScanState *state = (SrmSortScanState *) node;
 	bool		forward;
 
-	CHECK_FOR_INTERRUPTS();
 	if (state->mode == SRM_MODE_RUNS)
 		return form_runs(state);
 	if (!state->sorted)
@@ -468,6 +492,24 @@ srm_exec(CustomScanState *node)
 		return ExecProject(node->ss.ps.ps_ProjInfo);
 	}
 	return state->result;
+}
+
+/*
+ * srm_next
+ *		The node's ExecProcNode (see srm_begin): a row of a result the
+ *		sorter streams goes straight out; the rest is srm_exec's.
+ */
+static TupleTableSlot *
+srm_next(PlanState *pstate)
+{
+	SrmSortScanState *state = (SrmSortScanState *) pstate;
+
+	CHECK_FOR_INTERRUPTS();
+	if (likely(state->streaming))
+		return SrmSorterNextSlot(state->sorter,
+								 ScanDirectionIsForward(pstate->state->es_direction),
+								 state->result);
+	return srm_exec(&state->css);
 }
 
 /*

@@ -364,31 +364,6 @@ SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
 }
 
 /*
- * SrmMemLoadGet
- *		Tuple i of the load, complete (a heap tuple's t_len written in
- *		place, over its neighbour's bytes, until the next call), for the
- *		caller of an in-memory sort.  Not for loads still being sorted.
- */
-void *
-SrmMemLoadGet(SrmMemLoad *load, int64 i)
-{
-	SrmTuple   *t = &load->tuples[i];
-
-	if (load->lent != NULL)
-	{
-		memcpy(load->lent, &load->lent_save, sizeof(uint32));
-		load->lent = NULL;
-	}
-	if (load->keys->kind == SRM_KEYS_HEAP)
-	{
-		memcpy(&load->lent_save, t->tuple, sizeof(uint32));
-		load->lent = t->tuple;
-		((MinimalTuple) t->tuple)->t_len = t->len;
-	}
-	return t->tuple;
-}
-
-/*
  * SrmMemLoadReset
  *		Forget the load's tuples.  The arena chunks stay for the next run:
  *		freed, glibc would give the memory back to the kernel and the next

@@ -61,7 +61,6 @@ extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
 extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
 extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
-extern void *SrmMemLoadGet(SrmMemLoad *load, int64 i);
 extern void SrmMemLoadSort(SrmMemLoad *load);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
@@ -107,9 +106,11 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
  * SrmMemLoadAdd
  *		Append a tuple already copied into the arena.  The array must have
  *		room (see SrmMemLoadGrow).  An integer or bytes key is read in place,
- *		as run records do; other keys take SrmMemLoadAddSlow.
+ *		as run records do; other keys take SrmMemLoadAddSlow.  Always
+ *		inline: every input row passes here, and the compiler, seeing
+ *		several callers, would otherwise make it a call.
  */
-static inline void
+static pg_attribute_always_inline void
 SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 {
 	SrmTuple   *t = &load->tuples[load->ntuples];
@@ -133,6 +134,31 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 		return;
 	}
 	SrmMemLoadAddSlow(load, t);
+}
+
+/*
+ * SrmMemLoadGet
+ *		Tuple i of the load, complete (a heap tuple's t_len written in
+ *		place, over its neighbour's bytes, until the next call), for the
+ *		caller of an in-memory sort.  Not for loads still being sorted.
+ *		Inline: every row of an in-memory result comes through it.
+ */
+static inline void *
+SrmMemLoadGet(SrmMemLoad *load, int64 i)
+{
+	SrmTuple   *t = &load->tuples[i];
+	void	   *lent = load->lent;
+
+	if (lent != NULL)
+		memcpy(lent, &load->lent_save, sizeof(uint32));
+	load->lent = NULL;
+	if (load->keys->kind == SRM_KEYS_HEAP)
+	{
+		memcpy(&load->lent_save, t->tuple, sizeof(uint32));
+		load->lent = t->tuple;
+		((MinimalTuple) t->tuple)->t_len = t->len;
+	}
+	return t->tuple;
 }
 
 /* Forming btree index tuples in place (see runs.c). */
