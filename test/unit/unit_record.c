@@ -150,14 +150,27 @@ rec_roundtrip(RecCase *c, TupleDesc form_desc, Datum *values, bool *isnull,
 				  c->name, what, (unsigned long long) key, nrank, sz,
 				  (unsigned long long) ekey, erank, size);
 		}
-		CHECK(SrmRecTupleLen(fmt, rec) == len, "%s %s: rebuilds %zu bytes of %u",
-			  c->name, what, SrmRecTupleLen(fmt, rec), len);
-		copy = palloc(len + 8);
-		memset(copy, 0x5A, len + 8);
-		SrmRecMaterialize(fmt, rec, copy);
-		CHECK(memcmp(copy, mt, len) == 0 && (uint8) copy[len] == 0x5A,
-			  "%s %s: the rebuilt tuple differs", c->name, what);
-		pfree(copy);
+		{
+			/* into a buffer with room: nothing written past the tuple */
+			SrmTupleBuf tb;
+			SrmTupleBuf fresh = {0};
+
+			tb.size = len + 8;
+			tb.data = palloc(tb.size);
+			memset(tb.data, 0x5A, tb.size);
+			copy = SrmRecMaterializeInto(fmt, rec, &tb, BLCKSZ, CurrentMemoryContext);
+			CHECK(copy == tb.data && ((MinimalTuple) copy)->t_len == len,
+				  "%s %s: rebuilds %u bytes of %u, or in another buffer", c->name,
+				  what, ((MinimalTuple) copy)->t_len, len);
+			CHECK(memcmp(copy, mt, len) == 0 && (uint8) copy[len] == 0x5A,
+				  "%s %s: the rebuilt tuple differs", c->name, what);
+			pfree(tb.data);
+			/* into an empty buffer, which it allocates */
+			copy = SrmRecMaterializeInto(fmt, rec, &fresh, BLCKSZ, CurrentMemoryContext);
+			CHECK(fresh.size >= len && memcmp(copy, mt, len) == 0,
+				  "%s %s: the tuple rebuilt into a new buffer differs", c->name, what);
+			pfree(fresh.data);
+		}
 	}
 	/* the inline common case writes the same record */
 	{
