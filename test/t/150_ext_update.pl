@@ -28,15 +28,16 @@ ok(defined $default && $versions{$default},
 
 # one release version everywhere it is written: META.json (PGXN, make
 # dist), debian/changelog (the packages, with a Debian revision),
-# CHANGELOG.md's newest section; and META.json's "provides" names the SQL
+# CHANGELOG.md's newest released section; and META.json's "provides" names the SQL
 # script of the default version
 my $meta = PostgreSQL::Test::Utils::slurp_file("$repo/META.json");
 my ($release) = $meta =~ /^   "version": "([^"]+)"/m;
 my ($deb) = PostgreSQL::Test::Utils::slurp_file("$repo/debian/changelog") =~ /^srmsort \(([^)]+)\)/;
-my ($log) = PostgreSQL::Test::Utils::slurp_file("$repo/CHANGELOG.md") =~ /^## (\S+)/m;
+# (an "Unreleased" section above it gathers what the next release will say)
+my ($log) = PostgreSQL::Test::Utils::slurp_file("$repo/CHANGELOG.md") =~ /^## (?!Unreleased\b)(\S+)/m;
 ok(defined $release && $release =~ /^\d+\.\d+\.\d+$/, "META.json's version ($release) is semantic");
 is($deb =~ s/-[^-]+$//r, $release, "debian/changelog's newest entry is $release");
-is($log, $release, "CHANGELOG.md's newest section is $release");
+is($log, $release, "CHANGELOG.md's newest released section is $release");
 like($meta, qr/"file": "srmsort--\Q$default\E\.sql"/, "META.json provides srmsort--$default.sql");
 
 my $node = SrmTest::node('ext_update', tablespaces => 0);
