@@ -64,8 +64,7 @@ done
 
 srm_bench_cluster 4GB
 srm_bench_outdir "profile-build-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
-command -v valgrind >/dev/null ||
-    srm_die "valgrind is missing (apt-get install valgrind; in a root: test/pg_server.sh run $SRM_PG_MAJOR -- apt-get install -y valgrind)"
+srm_need_valgrind
 OUT=$SRM_BENCH_OUT
 mkdir -p "$OUT/callgrind"
 chmod 777 "$OUT/callgrind"

@@ -281,6 +281,13 @@ srm_bench_mkdir() {
     chmod 777 "$1" 2>/dev/null || true
 }
 
+# The profiles (bench/profile.sh, bench/profile_build.sh) run the server
+# under callgrind: stop with how to get valgrind where it is missing.
+srm_need_valgrind() {
+    command -v valgrind >/dev/null ||
+        srm_die "valgrind is missing (apt-get install valgrind; in a root: test/pg_server.sh run $SRM_PG_MAJOR -- apt-get install -y valgrind)"
+}
+
 # A benchmark run's results directory, SRM_BENCH_OUT: the --out argument
 # among "$@" (the last), else bench/results/YYYY-MM-DD-$1 (-2, -3, ... when
 # taken).  Writes its run.md: when, which code (commit, and the files that
