@@ -24,6 +24,7 @@
  */
 #include "postgres.h"
 
+#include "access/tupmacs.h"		/* the varlena macros (varatt.h, from 16) */
 #include "fmgr.h"
 
 #include "keys/numkey.h"
