@@ -19,8 +19,10 @@
  * by its opclass's sortsupport, then heap TID, as PostgreSQL's GiST
  * tuplesort orders them), and the sorted stream goes to the loader
  * (gistload.c), which writes PostgreSQL's pages.  GiST builds no unique
- * indexes and PostgreSQL builds them serially, so there is one sorter, no
- * dead-row sort and no workers.
+ * indexes and PostgreSQL builds them serially, so there is one sorter and
+ * no dead-row sort; but the loader's picksplit, most of the build, may run
+ * in the workers PostgreSQL would plan for a parallel build (gistsplit.c),
+ * which leaves the pages as they are.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -44,6 +46,7 @@
 #include "builds/build.h"
 #include "builds/gistbuild.h"
 #include "builds/gistload.h"
+#include "builds/gistsplit.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
 
@@ -114,6 +117,9 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 	double		seconds;
 	BlockNumber npages;
 	instr_time	start;
+	SrmGistSplitters *sp = NULL;
+	char	   *described = NULL;
+	int			nworkers;
 
 	/* claimed first, so that the swap is never redone for this index */
 	if (!SrmBuildClaim(RelationGetRelid(index)) || !gist_sorted_build(index) ||
@@ -134,17 +140,25 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 									   gist_scan_callback, &st, NULL);
 	SrmSorterPerform(st.sorter);
 
-	ld = SrmGistLoadBegin(index, st.giststate);
+	nworkers = SrmGistSplitWorkers(heap, index);
+	if (nworkers > 0)
+		sp = SrmGistSplitBegin(index, nworkers);
+	ld = SrmGistLoadBegin(index, st.giststate, sp);
 	while ((itup = SrmSorterGetIndexTuple(st.sorter)) != NULL)
 		SrmGistLoadAdd(ld, itup);
 	npages = SrmGistLoadFinish(ld);
+	if (sp != NULL)
+	{
+		described = SrmGistSplitDescribe(sp);
+		SrmGistSplitEnd(sp);
+	}
 
 	if (SrmTraceSeconds(start, &seconds))
 	{
 		SrmSortStats s;
 
 		SrmSorterGetStats(st.sorter, &s);
-		SrmBuildTrace(index, st.indtuples, npages, seconds, &s, NULL);
+		SrmBuildTrace(index, st.indtuples, npages, seconds, &s, described);
 	}
 	SrmSorterEnd(st.sorter);
 	MemoryContextDelete(st.giststate->tempCxt);
