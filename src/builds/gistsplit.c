@@ -48,6 +48,7 @@
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
+#include "storage/proc.h"
 #include "storage/shm_mq.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
