@@ -100,6 +100,22 @@ gist_scan_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
+ * load
+ *		The sorted stream into the loader (splitters: its workers, or
+ *		NULL); returns the index's pages.
+ */
+static BlockNumber
+load(Relation index, SrmGistScan *st, SrmGistSplitters *splitters)
+{
+	SrmGistLoader *ld = SrmGistLoadBegin(index, st->giststate, splitters);
+	IndexTuple	itup;
+
+	while ((itup = SrmSorterGetIndexTuple(st->sorter)) != NULL)
+		SrmGistLoadAdd(ld, itup);
+	return SrmGistLoadFinish(ld);
+}
+
+/*
  * SrmGistBuild
  *		ambuild for GiST indexes: srmsort's sorted build, or gistbuild when
  *		srmsort should not take it.  See the file header.
@@ -108,17 +124,15 @@ IndexBuildResult *
 SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 {
 	SrmGistScan st;
-	SrmGistLoader *ld;
 	IndexBuildResult *result;
-	IndexTuple	itup;
 	double		reltuples;
 	double		est_rows;
 	double		tuple_bytes;
 	double		seconds;
-	BlockNumber npages;
+	BlockNumber npages = 0;
 	instr_time	start;
 	SrmGistSplitters *sp = NULL;
-	char	   *described = NULL;
+	char	   *volatile described = NULL;
 	int			nworkers;
 
 	/* claimed first, so that the swap is never redone for this index */
@@ -143,14 +157,24 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 	nworkers = SrmGistSplitWorkers(heap, index);
 	if (nworkers > 0)
 		sp = SrmGistSplitBegin(index, nworkers);
-	ld = SrmGistLoadBegin(index, st.giststate, sp);
-	while ((itup = SrmSorterGetIndexTuple(st.sorter)) != NULL)
-		SrmGistLoadAdd(ld, itup);
-	npages = SrmGistLoadFinish(ld);
-	if (sp != NULL)
+	if (sp == NULL)
+		npages = load(index, &st, NULL);
+	else
 	{
-		described = SrmGistSplitDescribe(sp);
-		SrmGistSplitEnd(sp);
+		MemoryContext cxt = CurrentMemoryContext;
+
+		/* PostgreSQL's build is serial: its errors name no worker */
+		PG_TRY();
+		{
+			npages = load(index, &st, sp);
+			described = SrmGistSplitDescribe(sp);
+			SrmGistSplitEnd(sp);
+		}
+		PG_CATCH();
+		{
+			SrmGistSplitRethrow(cxt);
+		}
+		PG_END_TRY();
 	}
 
 	if (SrmTraceSeconds(start, &seconds))

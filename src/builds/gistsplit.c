@@ -18,10 +18,15 @@
  * leader divides the next batch itself (unless parallel_leader_participation
  * is off) and queues its result behind the others.
  *
- * A worker has at most SRM_GS_INFLIGHT batches in flight, and its batches'
- * queue holds that many: the leader's sends never wait.  The leader waits
- * only for the oldest batch, whose worker has nothing before it to send,
- * so no queue can stall the build.
+ * A worker has at most SRM_GS_INFLIGHT batches in flight (sent, their
+ * division not yet received), and its batches' queue holds that many and
+ * what a receiver may have read without yet marking it read (shm_mq marks
+ * it lazily, up to a quarter of the ring): the leader's sends never wait.
+ * The leader waits only for the oldest batch's division, which its worker
+ * can always send, all of that worker's older ones having been read; a
+ * later one may wait for room in the worker's results' queue, but the
+ * leader reads it in its turn.  So no queue can stall the build, however
+ * many pages a division makes.
  *
  * The workers are PostgreSQL's as many as it would plan for a parallel
  * build of the index (plan_create_index_workers), and only when every
@@ -75,9 +80,13 @@ typedef struct SrmGSBatch
 
 #define SRM_GS_BATCH_MAX \
 	(MAXALIGN(sizeof(SrmGSBatch)) + SRM_GS_BATCH_PAGES * BLCKSZ)
-/* a worker's batches' queue: room for every batch it may have in flight */
+/*
+ * A worker's batches' queue: room for every batch it may have in flight,
+ * and for a quarter of the ring read but not yet marked read (two more
+ * batches are more than a quarter of this ring).
+ */
 #define SRM_GS_IN_QUEUE \
-	MAXALIGN(SRM_GS_INFLIGHT * (MAXALIGN(sizeof(Size)) + SRM_GS_BATCH_MAX) + 1024)
+	MAXALIGN((SRM_GS_INFLIGHT + 2) * (MAXALIGN(sizeof(Size)) + SRM_GS_BATCH_MAX) + 1024)
 #define SRM_GS_OUT_QUEUE		(256 * 1024)
 
 typedef struct SrmGSShared
@@ -444,12 +453,44 @@ SrmGistSplitDescribe(SrmGistSplitters *sp)
 	int			w;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "leaf batches divided by %d workers (", sp->nworkers);
+	appendStringInfo(&buf, "leaf batches divided by %d worker%s (", sp->nworkers,
+					 sp->nworkers == 1 ? "" : "s");
 	for (w = 0; w < sp->nworkers; w++)
 		appendStringInfo(&buf, "%sworker %d " INT64_FORMAT, w > 0 ? ", " : "",
 						 w, sp->done[w]);
 	appendStringInfo(&buf, ") and the leader " INT64_FORMAT, sp->done_leader);
 	return buf.data;
+}
+
+/*
+ * SrmGistSplitRethrow
+ *		See gistsplit.h.  The parallel context appends the line to the
+ *		worker's context when it raises the error in the leader.
+ */
+void
+SrmGistSplitRethrow(MemoryContext cxt)
+{
+	const char *tag = _("parallel worker");
+	ErrorData  *edata;
+	size_t		len;
+	size_t		taglen = strlen(tag);
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	len = edata->context != NULL ? strlen(edata->context) : 0;
+	if (edata->elevel != ERROR || len < taglen ||
+		strcmp(edata->context + len - taglen, tag) != 0 ||
+		(len > taglen && edata->context[len - taglen - 1] != '\n'))
+	{
+		FreeErrorData(edata);
+		PG_RE_THROW();
+	}
+	if (len == taglen)
+		edata->context = NULL;
+	else
+		edata->context[len - taglen - 1] = '\0';
+	FlushErrorState();
+	ReThrowError(edata);
 }
 
 /*
@@ -493,6 +534,7 @@ srm_gist_split_main(dsm_segment *seg, shm_toc *toc)
 	Page		pages[SRM_GS_BATCH_PAGES];
 	StringInfoData res;
 	int			p;
+	int			nbatches;
 
 	SrmPStreamWorkerBegin(toc, sh->queryid);
 
@@ -512,7 +554,7 @@ srm_gist_split_main(dsm_segment *seg, shm_toc *toc)
 		pages[p] = palloc(BLCKSZ);
 	initStringInfo(&res);
 
-	for (;;)
+	for (nbatches = 1;; nbatches++)
 	{
 		SrmGSBatch	hdr;
 		Size		n;
@@ -530,6 +572,11 @@ srm_gist_split_main(dsm_segment *seg, shm_toc *toc)
 		for (p = 0; p < hdr.npages; p++)
 			memcpy(pages[p], (char *) msg + MAXALIGN(sizeof(hdr)) +
 				   (Size) p * BLCKSZ, BLCKSZ);
+
+		if (nbatches == srmsort_debug_gist_split_fail)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("srmsort: debug_gist_split_fail at batch %d", nbatches)));
 
 		resetStringInfo(&res);
 		old = MemoryContextSwitchTo(gs->tempCxt);

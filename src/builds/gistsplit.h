@@ -73,6 +73,13 @@ extern bool SrmGistSplitNext(SrmGistSplitters *sp, bool wait, char **data,
 /* "batches divided by N workers (...) and the leader (...)": the trace */
 extern char *SrmGistSplitDescribe(SrmGistSplitters *sp);
 
+/*
+ * In PG_CATCH around the build with workers: rethrow the error, without
+ * the CONTEXT line "parallel worker" if a worker raised it (allocates in
+ * cxt).
+ */
+extern void SrmGistSplitRethrow(MemoryContext cxt);
+
 /* Stop the workers (no batch may be in flight) and leave parallel mode. */
 extern void SrmGistSplitEnd(SrmGistSplitters *sp);
 

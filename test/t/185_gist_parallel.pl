@@ -7,7 +7,9 @@
 # how many batches each worker and the leader divided, index scans answer
 # as sequential scans do, and amcheck's gist_index_check passes where it
 # exists.  A support function that is not PARALLEL SAFE, or
-# srmsort.parallel_build = off, keeps the build serial.
+# srmsort.parallel_build = off, keeps the build serial; an error in a
+# worker fails the build as the serial build's error would, leaving
+# nothing behind.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -120,6 +122,17 @@ like($log, qr/built index "gp_s2".*\n.*DETAIL: [^\n]*input 200000 tuples of \d+ 
 is($node->safe_psql('postgres',
 		"SELECT srm_gist_pages_diff('gp_s3', 'gp_s1'), srm_gist_pages_diff('gp_s3', 'gp_s2')"),
 	'0|0', 'and the same pages');
+
+# an error in a worker (srmsort.debug_gist_split_fail: its third batch)
+# fails the build as an error of PostgreSQL's serial build would: no
+# CONTEXT line naming a parallel worker, no index left
+my ($ret, $out, $err) = $node->psql('postgres',
+	"SET srmsort.debug_gist_split_fail = 3; CREATE INDEX gp_fail ON gp USING gist (p)");
+like($err, qr/ERROR:  srmsort: debug_gist_split_fail at batch 3/,
+	'an error in a worker fails the build');
+unlike($err, qr/parallel worker/, 'and names no parallel worker');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'gp_fail'"),
+	'0', 'no index left');
 
 # nothing left behind: no parallel worker, no temporary file
 is($node->safe_psql('postgres',
