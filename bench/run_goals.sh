@@ -14,8 +14,9 @@
 #   bench/run_goals.sh --pg 19 --rows 20000 --reps 1 # every case, tiny: a
 #                                                    # check of the script
 #
-# Cases, in this order (about 85 minutes in all on 2 vCPU, most of it int8,
-# duckdb1, parallel and records):
+# Cases, in this order (about an hour in all on 2 vCPU, estimated from the
+# medians of the 2026-11-27 runs: int8 9 min, duckdb1 4, parallel 9, inmem
+# 3, twokeys 7, numeric 13, shapes 4, records 12):
 #   int8      50M (int8, int8) rows at 4MB, 64MB and 1GB, one process each
 #   duckdb1   the same rows at 64MB and 1GB: srmsort in one process against
 #             DuckDB with one thread (memory_limit = work_mem)
