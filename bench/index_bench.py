@@ -146,8 +146,9 @@ def trace_facts(setup, table, key):
 
 
 def planned_workers(facts):
-    """Workers of a build, from srmsort's trace facts (0 if serial)."""
-    m = re.search(r"participants \d+ \((\d+) workers", facts)
+    """Workers of a build, from srmsort's trace facts (0 if serial): a
+    btree's participants, or the workers of a GiST build's picksplit."""
+    m = re.search(r"(?:participants \d+ \(|leaf batches divided by )(\d+) worker", facts)
     return int(m.group(1)) if m else 0
 
 
