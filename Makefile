@@ -49,6 +49,7 @@ OBJS = \
 	src/builds/clusterscan.o \
 	src/builds/gistbuild.o \
 	src/builds/gistload.o \
+	src/builds/gistsplit.o \
 	src/builds/pbuild.o \
 	src/builds/pcluster.o \
 	src/builds/utility.o \

@@ -11,7 +11,9 @@ the systems (A B C A B C ...), a fresh
 
 (dropped again after each run), takes the median of --reps runs after one
 untimed warm-up of each system, and records the index size in pages, the
-backend's peak resident memory (VmHWM) and, for srmsort, the facts its
+backend's peak resident memory (VmHWM), the floor (the table's scan in one
+process, SELECT <the index's columns> FROM t OFFSET 1e12: what every build
+reads, without writing an index) and, for srmsort, the facts its
 srmsort.trace log line reports (method, runs, passes, nu, temp written).
 
 Systems:
@@ -45,7 +47,7 @@ import statistics
 import sys
 import time
 
-from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, md_table, out_path, psql
+from bench import DATASETS as BENCH_DATASETS, TEXT_KEYS, md_table, out_path, psql, timed
 
 # coordinates of the GiST data sets: uniform in a square of 1e6
 XY = "random() * 1e6 AS x, random() * 1e6 AS y"
@@ -55,6 +57,12 @@ DATASETS = {
     "int8": (BENCH_DATASETS["int8"][0], "(k)", "random int8 key + int8 payload"),
     "text_c": (TEXT_KEYS, '(k COLLATE "C")', "random text keys of 16-32 characters, collation C"),
     "text_icu": (TEXT_KEYS, '(k COLLATE "en-x-icu")', "the same text keys, ICU en"),
+    # keys a normalized key covers only in part (issue #50): a date of
+    # 2,500 values, then two numerics or an int4
+    "date_numeric": (BENCH_DATASETS["date_numeric"][0], "(d, a, b)",
+                     "date of 2,500 values, two numerics + int8 payload"),
+    "date_int4": (BENCH_DATASETS["date_int4"][0], "(d, b)",
+                  "date of 2,500 values, int4 + int8 payload"),
     # GiST, sorted builds (operator classes with sortsupport)
     "point": ("SELECT point(x, y) AS p, i::int8 AS v FROM (SELECT %s, i "
               "FROM generate_series(1, {rows}) i) s" % XY,
@@ -86,6 +94,7 @@ SAME_WORKERS = {"srm": "native", "srm_serial": "native_serial"}
 
 # the table the text data sets share
 TABLE_OF = {"int8": "int8", "text_c": "text", "text_icu": "text", "point": "point",
+            "date_numeric": "date_numeric", "date_int4": "date_int4",
             "postgis_point": "postgis_point", "postgis_poly": "postgis_poly"}
 
 
@@ -137,8 +146,9 @@ def trace_facts(setup, table, key):
 
 
 def planned_workers(facts):
-    """Workers of a build, from srmsort's trace facts (0 if serial)."""
-    m = re.search(r"participants \d+ \((\d+) workers", facts)
+    """Workers of a build, from srmsort's trace facts (0 if serial): a
+    btree's participants, or the workers of a GiST build's picksplit."""
+    m = re.search(r"(?:participants \d+ \(|leaf batches divided by )(\d+) worker", facts)
     return int(m.group(1)) if m else 0
 
 
@@ -171,6 +181,12 @@ def main():
             continue
         table, nbytes = ensure_table(ds, args.rows)
         key = DATASETS[ds][1]
+        # the floor: the table's scan in one process, the index's columns
+        # deformed and projected (what every build reads; writing the index
+        # is not in it)
+        floor_q = "SELECT %s FROM %s OFFSET 1e12" % (key[key.index("(") + 1:key.rindex(")")], table)
+        timed("", floor_q)                              # warm the cache
+        floor = statistics.median(timed("", floor_q)[0] for _ in range(args.reps))
         for mwm in args.mwm.split(","):
             base = ("SET maintenance_work_mem = '%s'; SET srmsort.tablespaces = '%s'; "
                     "SET temp_tablespaces = %s;" % (mwm, args.tablespaces, args.tablespaces))
@@ -203,6 +219,7 @@ def main():
                     "ratio_to_native_serial": round(serial_med / med, 2) if serial_med else "",
                     "ratio_same_workers": (round(statistics.median(times[peer]) / med, 2)
                                            if peer in times else ""),
+                    "floor_s": round(floor / 1000, 3),
                     "index_pages": info[s][-1][1],
                     "index_mb": round(info[s][-1][1] * 8192 / 1e6, 1),
                     "peak_rss_mb": round(max(i[0] for i in info[s]) / 1024, 1),
@@ -222,7 +239,7 @@ def main():
     with open(out_path(os.path.join(args.out, "index.md")), "w") as f:
         cols = ["dataset", "rows", "table_mb", "maintenance_work_mem", "system", "workers",
                 "median_s", "min_s", "max_s", "ratio_same_workers", "ratio_to_native",
-                "ratio_to_native_serial", "index_pages", "index_mb", "peak_rss_mb"]
+                "ratio_to_native_serial", "floor_s", "index_pages", "index_mb", "peak_rss_mb"]
         f.write("CREATE INDEX, measured %s on %s (%d cores); median of %d, systems alternated.\n\n"
                 % (time.strftime("%Y-%m-%d %H:%M"), os.uname().nodename,
                    os.cpu_count(), args.reps))

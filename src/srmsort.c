@@ -296,6 +296,14 @@ define_settings(void)
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("srmsort.debug_gist_split_fail",
+							"Developer option: a parallel worker of a GiST build fails at its Nth batch.",
+							"0 means never.  An error in an operator class's "
+							"picksplit, which the tests cannot cause otherwise.  For "
+							"the tests.",
+							&srmsort_debug_gist_split_fail, 0, 0, INT_MAX,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
+
 	DefineCustomStringVariable("srmsort.debug_slow_disk",
 							   "Developer option: a tablespace whose measured bandwidth is taken as an eighth of what it is.",
 							   "Makes one of the test's workfile directories, all on one "

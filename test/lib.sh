@@ -310,6 +310,14 @@ srm_bench_outdir() {
         done
     fi
     case "$out" in /*) ;; *) out=$PWD/$out ;; esac
+    # a Debian root (17, 18, 19) has the repository bound, nothing else:
+    # results written elsewhere would vanish with its mount namespace
+    if [ -f /etc/srmsort-root ]; then
+        case "$out/" in
+            "$SRM_REPO"/*) ;;
+            *) srm_die "--out $out: PostgreSQL $SRM_PG_MAJOR runs in a Debian root that sees only the repository; give a directory under $SRM_REPO" ;;
+        esac
+    fi
     srm_bench_mkdir "$out"
     SRM_BENCH_OUT=$out
     srm_run_origin

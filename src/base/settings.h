@@ -102,5 +102,6 @@ extern PGDLLIMPORT int srmsort_debug_icu_table_after;
 extern PGDLLIMPORT char *srmsort_debug_slow_disk;
 extern PGDLLIMPORT int srmsort_debug_sorter_misuse;
 extern PGDLLIMPORT int srmsort_debug_participant_mem;
+extern PGDLLIMPORT int srmsort_debug_gist_split_fail;
 
 #endif							/* SRM_SETTINGS_H */

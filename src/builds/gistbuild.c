@@ -19,8 +19,10 @@
  * by its opclass's sortsupport, then heap TID, as PostgreSQL's GiST
  * tuplesort orders them), and the sorted stream goes to the loader
  * (gistload.c), which writes PostgreSQL's pages.  GiST builds no unique
- * indexes and PostgreSQL builds them serially, so there is one sorter, no
- * dead-row sort and no workers.
+ * indexes and PostgreSQL builds them serially, so there is one sorter and
+ * no dead-row sort; but the loader's picksplit, most of the build, may run
+ * in the workers PostgreSQL would plan for a parallel build (gistsplit.c),
+ * which leaves the pages as they are.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -44,6 +46,7 @@
 #include "builds/build.h"
 #include "builds/gistbuild.h"
 #include "builds/gistload.h"
+#include "builds/gistsplit.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
 
@@ -97,6 +100,22 @@ gist_scan_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
+ * load
+ *		The sorted stream into the loader (splitters: its workers, or
+ *		NULL); returns the index's pages.
+ */
+static BlockNumber
+load(Relation index, SrmGistScan *st, SrmGistSplitters *splitters)
+{
+	SrmGistLoader *ld = SrmGistLoadBegin(index, st->giststate, splitters);
+	IndexTuple	itup;
+
+	while ((itup = SrmSorterGetIndexTuple(st->sorter)) != NULL)
+		SrmGistLoadAdd(ld, itup);
+	return SrmGistLoadFinish(ld);
+}
+
+/*
  * SrmGistBuild
  *		ambuild for GiST indexes: srmsort's sorted build, or gistbuild when
  *		srmsort should not take it.  See the file header.
@@ -105,15 +124,16 @@ IndexBuildResult *
 SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 {
 	SrmGistScan st;
-	SrmGistLoader *ld;
 	IndexBuildResult *result;
-	IndexTuple	itup;
 	double		reltuples;
 	double		est_rows;
 	double		tuple_bytes;
 	double		seconds;
-	BlockNumber npages;
+	BlockNumber npages = 0;
 	instr_time	start;
+	SrmGistSplitters *sp = NULL;
+	char	   *volatile described = NULL;
+	int			nworkers;
 
 	/* claimed first, so that the swap is never redone for this index */
 	if (!SrmBuildClaim(RelationGetRelid(index)) || !gist_sorted_build(index) ||
@@ -134,17 +154,35 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 									   gist_scan_callback, &st, NULL);
 	SrmSorterPerform(st.sorter);
 
-	ld = SrmGistLoadBegin(index, st.giststate);
-	while ((itup = SrmSorterGetIndexTuple(st.sorter)) != NULL)
-		SrmGistLoadAdd(ld, itup);
-	npages = SrmGistLoadFinish(ld);
+	nworkers = SrmGistSplitWorkers(heap, index);
+	if (nworkers > 0)
+		sp = SrmGistSplitBegin(index, nworkers);
+	if (sp == NULL)
+		npages = load(index, &st, NULL);
+	else
+	{
+		MemoryContext cxt = CurrentMemoryContext;
+
+		/* PostgreSQL's build is serial: its errors name no worker */
+		PG_TRY();
+		{
+			npages = load(index, &st, sp);
+			described = SrmGistSplitDescribe(sp);
+			SrmGistSplitEnd(sp);
+		}
+		PG_CATCH();
+		{
+			SrmGistSplitRethrow(cxt);
+		}
+		PG_END_TRY();
+	}
 
 	if (SrmTraceSeconds(start, &seconds))
 	{
 		SrmSortStats s;
 
 		SrmSorterGetStats(st.sorter, &s);
-		SrmBuildTrace(index, st.indtuples, npages, seconds, &s, NULL);
+		SrmBuildTrace(index, st.indtuples, npages, seconds, &s, described);
 	}
 	SrmSorterEnd(st.sorter);
 	MemoryContextDelete(st.giststate->tempCxt);

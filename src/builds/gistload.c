@@ -16,6 +16,11 @@
  * handed out as pages are finished; block 0 is reserved for the root,
  * written last.
  *
+ * With workers (gistsplit.c), the leaf level's batches are divided there
+ * and come back in their order; the leader writes them as it writes its
+ * own, so the pages, their block numbers and the levels above are the
+ * same.
+ *
  * Pages bypass shared buffers.  When the index needs WAL they are logged as
  * full-page images, 32 to a record, before they are written (relwrite.c,
  * in the background), and the file is fsynced at the end, as btload.c does
@@ -33,6 +38,7 @@
 
 #include "access/gist_private.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "storage/bufpage.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
@@ -40,6 +46,7 @@
 
 #include "base/compat.h"
 #include "builds/gistload.h"
+#include "builds/gistsplit.h"
 #include "io/relwrite.h"
 
 /* pages of a level divided again by picksplit at once (PostgreSQL's 4) */
@@ -63,10 +70,13 @@ struct SrmGistLoader
 	BlockNumber alloced;		/* next block number to hand out */
 	SrmRelWriter *writer;
 	SrmGistLevel *leaf;
+	SrmGistSplitters *splitters;	/* the leaf level's, or NULL */
+	bool		leader_splits;	/* the leader divides when they are busy */
 };
 
 static void level_add(SrmGistLoader *ld, SrmGistLevel *lv, IndexTuple itup);
 static void level_flush(SrmGistLoader *ld, SrmGistLevel *lv);
+static void leaf_flush_parallel(SrmGistLoader *ld, SrmGistLevel *lv);
 
 /*
  * new_level
@@ -87,7 +97,8 @@ new_level(bool leaf)
  *		Start loading the empty index; see gistload.h.
  */
 SrmGistLoader *
-SrmGistLoadBegin(Relation indexRel, GISTSTATE *giststate)
+SrmGistLoadBegin(Relation indexRel, GISTSTATE *giststate,
+				 SrmGistSplitters *splitters)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "srmsort gist load",
@@ -103,6 +114,8 @@ SrmGistLoadBegin(Relation indexRel, GISTSTATE *giststate)
 	ld->alloced = GIST_ROOT_BLKNO + 1;	/* the root comes last */
 	ld->writer = SrmRelWriterBegin(indexRel);
 	ld->leaf = new_level(true);
+	ld->splitters = splitters;
+	ld->leader_splits = parallel_leader_participation;
 	MemoryContextSwitchTo(old);
 	return ld;
 }
@@ -135,6 +148,8 @@ level_add(SrmGistLoader *ld, SrmGistLevel *lv, IndexTuple itup)
 
 		if (lv->cur + 1 < SRM_GIST_BATCH)
 			lv->cur++;
+		else if (lv == ld->leaf && ld->splitters != NULL)
+			leaf_flush_parallel(ld, lv);	/* back to the first page */
 		else
 			level_flush(ld, lv);	/* back to the batch's first page */
 		if (lv->pages[lv->cur] == NULL)
@@ -146,64 +161,34 @@ level_add(SrmGistLoader *ld, SrmGistLevel *lv, IndexTuple itup)
 }
 
 /*
- * level_flush
- *		Write the level's batch: its tuples divided by picksplit (one page
- *		is kept as it is), each page's union key a downlink on the level
- *		above, which is opened if there is none (a new root).
+ * level_write
+ *		Write a batch's division (SrmGistSplitBatch's): each page chained
+ *		to the level's previous one, given the next block number, its union
+ *		key a downlink on the level above, which is opened if there is none
+ *		(a new root).
  */
 static void
-level_flush(SrmGistLoader *ld, SrmGistLevel *lv)
+level_write(SrmGistLoader *ld, SrmGistLevel *lv, const char *data, Size len)
 {
-	GISTSTATE  *gs = ld->giststate;
-	bool		leaf = GistPageIsLeaf(lv->pages[0]);
-	MemoryContext old;
-	IndexTuple *itvec;
-	int			n;
-	int			i;
-	SrmGistSplitLayout *dist;
+	Size		pos = 0;
 
-	CHECK_FOR_INTERRUPTS();
-
-	/* the split's work is per tuple: the build resets tempCxt after each */
-	old = MemoryContextSwitchTo(gs->tempCxt);
-	itvec = gistextractpage(lv->pages[0], &n);
-	for (i = 1; i <= lv->cur; i++)
+	while (pos < len)
 	{
-		int			m;
-		IndexTuple *more = gistextractpage(lv->pages[i], &m);
-
-		itvec = gistjoinvector(itvec, &n, more, m);
-	}
-	if (lv->cur > 0)
-		dist = gistSplit(ld->index, lv->pages[0], itvec, n, gs);
-	else
-	{
-		dist = palloc0(sizeof(*dist));
-		dist->itup = gistunion(ld->index, itvec, n, gs);
-		dist->list = gistfillitupvec(itvec, n, &dist->lenlist);
-		dist->block.num = n;
-	}
-	MemoryContextSwitchTo(old);
-	lv->cur = 0;
-
-	for (; dist != NULL; dist = dist->next)
-	{
-		Page		page = palloc(BLCKSZ);
-		char	   *data = (char *) dist->list;
+		SrmGistSplitPage hdr;
+		IndexTuple	downlink;
+		Page		page;
 		BlockNumber blkno;
 
 		CHECK_FOR_INTERRUPTS();
-		gistinitpage(page, leaf ? F_LEAF : 0);
-		for (i = 0; i < dist->block.num; i++)
-		{
-			Size		sz = IndexTupleSize((IndexTuple) data);
+		memcpy(&hdr, data + pos, sizeof(hdr));
+		pos += MAXALIGN(sizeof(hdr));
+		downlink = MemoryContextAlloc(ld->giststate->tempCxt, hdr.union_size);
+		memcpy(downlink, data + pos, hdr.union_size);
+		pos += MAXALIGN(hdr.union_size);
+		page = palloc(BLCKSZ);
+		memcpy(page, data + pos, BLCKSZ);
+		pos += BLCKSZ;
 
-			if (PageAddItem(page, data, sz, i + FirstOffsetNumber,
-							false, false) == InvalidOffsetNumber)
-				elog(ERROR, "failed to add item to index page in \"%s\"",
-					 RelationGetRelationName(ld->index));
-			data += sz;
-		}
 		/* a chain through the level, each page to the one before */
 		if (lv->last_blkno != 0)
 			GistPageGetOpaque(page)->rightlink = lv->last_blkno;
@@ -211,11 +196,96 @@ level_flush(SrmGistLoader *ld, SrmGistLevel *lv)
 		write_page(ld, page, blkno);
 		lv->last_blkno = blkno;
 
-		ItemPointerSetBlockNumber(&dist->itup->t_tid, blkno);
+		ItemPointerSetBlockNumber(&downlink->t_tid, blkno);
 		if (lv->parent == NULL)
 			lv->parent = new_level(false);
-		level_add(ld, lv->parent, dist->itup);
+		level_add(ld, lv->parent, downlink);
 	}
+}
+
+/*
+ * level_flush
+ *		Divide the level's batch by picksplit (one page is kept as it is)
+ *		and write it.
+ */
+static void
+level_flush(SrmGistLoader *ld, SrmGistLevel *lv)
+{
+	GISTSTATE  *gs = ld->giststate;
+	MemoryContext old;
+	StringInfoData out;
+
+	CHECK_FOR_INTERRUPTS();
+
+	/* the split's work is per tuple: the build resets tempCxt after each */
+	old = MemoryContextSwitchTo(gs->tempCxt);
+	initStringInfo(&out);
+	SrmGistSplitBatch(ld->index, gs, lv->pages, lv->cur + 1, &out);
+	MemoryContextSwitchTo(old);
+	lv->cur = 0;
+	level_write(ld, lv, out.data, out.len);
+}
+
+/*
+ * leaf_written
+ *		Write the leaf batches whose divisions are back, in their order;
+ *		with wait, the oldest one at least (false if none is in flight).
+ */
+static bool
+leaf_written(SrmGistLoader *ld, bool wait)
+{
+	char	   *data;
+	Size		len;
+	bool		any = false;
+
+	while (SrmGistSplitNext(ld->splitters, wait, &data, &len))
+	{
+		level_write(ld, ld->leaf, data, len);
+		any = true;
+		wait = false;
+	}
+	return any;
+}
+
+/*
+ * leaf_flush_parallel
+ *		A full leaf batch, with workers: to a worker with room; when all
+ *		are busy and no division is back, divided by the leader itself
+ *		(queued in its turn), or else the oldest one waited for.
+ */
+static void
+leaf_flush_parallel(SrmGistLoader *ld, SrmGistLevel *lv)
+{
+	SrmGistSplitters *sp = ld->splitters;
+
+	CHECK_FOR_INTERRUPTS();
+	(void) leaf_written(ld, false);
+	while (!SrmGistSplitSend(sp, lv->pages, lv->cur + 1))
+	{
+		if (leaf_written(ld, false))
+			continue;
+		if (ld->leader_splits)
+		{
+			MemoryContext old = MemoryContextSwitchTo(ld->cxt);
+			StringInfoData out;
+
+			initStringInfo(&out);
+			MemoryContextSwitchTo(ld->giststate->tempCxt);
+			SrmGistSplitBatch(ld->index, ld->giststate, lv->pages,
+							  lv->cur + 1, &out);
+			MemoryContextSwitchTo(old);
+			if (SrmGistSplitQueueLocal(sp, &out))
+				break;
+			/* no room: write it now, as soon as the older ones are */
+			while (leaf_written(ld, true))
+				;
+			level_write(ld, lv, out.data, out.len);
+			pfree(out.data);
+			break;
+		}
+		(void) leaf_written(ld, true);
+	}
+	lv->cur = 0;
 }
 
 /*
@@ -244,6 +314,10 @@ SrmGistLoadFinish(SrmGistLoader *ld)
 	SrmGistLevel *lv = ld->leaf;
 	BlockNumber npages;
 
+	/* the leaf batches in flight come before the leaf's open one */
+	if (ld->splitters != NULL)
+		while (leaf_written(ld, true))
+			;
 	while (lv->parent != NULL || lv->cur != 0)
 	{
 		level_flush(ld, lv);

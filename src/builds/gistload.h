@@ -17,14 +17,19 @@
 #include "access/itup.h"
 #include "utils/relcache.h"
 
+#include "builds/gistsplit.h"
+
 typedef struct SrmGistLoader SrmGistLoader;
 
 /*
  * Begin loading the empty GiST index indexRel.  giststate is the build's
  * (its tempCxt is reset by the loader after each tuple).  Tuples must then
  * come in the order of the GiST sort (sorter.h, SrmSorterBeginGist).
+ * splitters: workers for the leaf level's picksplit (gistsplit.h), or
+ * NULL; the caller ends them after SrmGistLoadFinish.
  */
-extern SrmGistLoader *SrmGistLoadBegin(Relation indexRel, GISTSTATE *giststate);
+extern SrmGistLoader *SrmGistLoadBegin(Relation indexRel, GISTSTATE *giststate,
+									   SrmGistSplitters *splitters);
 
 /* Add the next leaf tuple; the loader copies it. */
 extern void SrmGistLoadAdd(SrmGistLoader *ld, IndexTuple itup);

@@ -11,7 +11,8 @@
 #                index, through srmsort's and by a sequential scan;
 # srmsort's trace names the index it built, every query returns rows, and
 # the planner answers each one through the index (else the comparison
-# would compare a sequential scan with itself).  Then: a build that fails
+# would compare a sequential scan with itself).  Then: the picksplit in
+# parallel workers, page-identical too; a build that fails
 # in an expression gives PostgreSQL's error and leaves nothing behind.
 #
 # Needs PostGIS, which test/run_tests.sh installs where Debian ships it for
@@ -188,6 +189,41 @@ check('n-d opclass (PostgreSQL builds)', 'CREATE INDEX %I ON gm USING gist (g gi
 	[ "SELECT i FROM gm WHERE g &&& $env ORDER BY i" ], want => 'f|*|t');
 check('buffering = on (PostgreSQL builds)', 'CREATE INDEX %I ON gm USING gist (g) WITH (buffering = on)',
 	[ "SELECT i FROM gm WHERE g && $env ORDER BY i" ], want => 'f|*|t');
+
+# With workers for the leaf level's picksplit (gistsplit.c: forced by
+# max_parallel_maintenance_workers = 2, min_parallel_table_scan_size = 0
+# and maintenance_work_mem for three participants): the trace names the
+# workers' divisions, the pages are PostgreSQL's, and index scans answer
+# as sequential scans.
+my $par = q{
+SET client_min_messages = log;
+SET maintenance_work_mem = '96MB';
+SET max_parallel_maintenance_workers = 2;
+SET min_parallel_table_scan_size = 0;
+SET srmsort.min_input_size = 0;
+SET srmsort.trace = on;
+SET extra_float_digits = 3;
+};
+for my $c (['points', 'pt', "SELECT i FROM gd WHERE pt && $env ORDER BY i"],
+	['polygons', 'poly', "SELECT i FROM gd WHERE poly && $env ORDER BY i"])
+{
+	my ($name, $col, $q) = @$c;
+	$node->safe_psql('postgres',
+		"SET srmsort.create_index = off; CREATE INDEX gp_native ON gd USING gist ($col)");
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"$par CREATE INDEX gp_par ON gd USING gist ($col)");
+	is($ret, 0, "$name with workers: built") or diag($err);
+	my ($w0, $w1) = $err =~ /built index "gp_par".*\n.*leaf batches divided by 2 workers \(worker 0 (\d+), worker 1 (\d+)\)/;
+	ok(defined $w1 && $w0 >= 4 && $w1 >= 4, "$name with workers: both divided batches")
+	  or diag($err);
+	is($node->safe_psql('postgres', "SELECT srm_gist_pages_diff('gp_native', 'gp_par')"),
+		'0', "$name with workers: page-identical");
+	$node->safe_psql('postgres', 'DROP INDEX gp_native');
+	is($node->safe_psql('postgres',
+			"SELECT srm_index_answers(ARRAY[" . lit($q) . "]) = srm_index_answers(ARRAY[" . lit($q) . "], seqscan => true)"),
+		't', "$name with workers: the same answers");
+	$node->safe_psql('postgres', 'DROP INDEX gp_par');
+}
 
 # A build that fails in an expression on the table's last row, after the
 # sort wrote its runs: PostgreSQL's error (the same text as its own
