@@ -18,6 +18,7 @@ OBJS = \
 	src/io/workfile.o \
 	src/keys/icukey.o \
 	src/keys/keys.o \
+	src/keys/numkey.o \
 	src/keys/radix.o \
 	src/keys/record.o \
 	src/runs/runexport.o \

@@ -159,6 +159,62 @@ SELECT q, jsonb_path_query_first(srm_explain_json(q)::jsonb, 'strict $.**."Temp 
                     'SELECT * FROM pair_fixed ORDER BY a DESC, d',
                     'SELECT * FROM pair_fixed ORDER BY a, c DESC']) q;
 DROP TABLE pair, pair_fixed;
+-- numeric keys: a prefix of sign, weight and four base-10000 digits (or,
+-- as a second key after one of 32 bits, a weight in 4 bits and two digits);
+-- NaN, the infinities, zeros and equal values of several scales, values
+-- that differ only past the key's digits, weights at and past either end
+-- of both keys' ranges (10000^255 = 1e1020, 10000^-256, 10000^7 = 1e28,
+-- 10000^-8), short and long headers (a scale past 63), compressed and
+-- toasted values, NULLs; alone and after int4 and date keys
+SELECT setseed(0.125);
+CREATE TABLE num AS
+SELECT i, (i % 3)::int4 AS a, DATE '2020-01-01' + i % 4 AS d,
+       CASE i % 41
+         WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
+         WHEN 4 THEN 0 WHEN 5 THEN 0.000 WHEN 6 THEN 1.0 WHEN 7 THEN 1.00 WHEN 8 THEN -1.000
+         WHEN 9 THEN (ARRAY[1e1019, 1e1020, 9.999e1023, 1e1024, 1e1025, 1e2000])[1 + i % 6]
+         WHEN 10 THEN -(ARRAY[1e1019, 1e1020, 9.999e1023, 1e1024, 1e1025, 1e2000])[1 + i % 6]
+         WHEN 11 THEN (ARRAY[1e-1019, 1e-1020, 9.99e-1021, 1e-1024, 1e-1025, 1e-2000])[1 + i % 6]
+         WHEN 12 THEN -(ARRAY[1e-1019, 1e-1020, 9.99e-1021, 1e-1024, 1e-1025, 1e-2000])[1 + i % 6]
+         WHEN 13 THEN (ARRAY[1e27, 1e28, 9.9e31, 1e32, 1e33, 1e-31, 1e-32, 9e-33, 1e-33])[1 + i % 9]
+         WHEN 14 THEN -(ARRAY[1e27, 1e28, 9.9e31, 1e32, 1e33, 1e-31, 1e-32, 9e-33, 1e-33])[1 + i % 9]
+         WHEN 15 THEN 1234567890123456.7890 + (i % 5) * 0.0001
+         WHEN 16 THEN -1234567890123456 - (i % 5) * 1e-30
+         WHEN 17 THEN 0.1234567890123456789 + (i % 5) * 1e-40
+         WHEN 18 THEN 12345678.5 + (i % 5) * 0.00001
+         WHEN 19 THEN round(random()::numeric, 70 + i % 5)
+         WHEN 20 THEN 1e300 * (i % 7 - 3)
+         WHEN 21 THEN (repeat('1234', 1500) || (i % 7))::numeric
+         WHEN 22 THEN (((i % 3) || '.' ||
+                       (SELECT string_agg((random() * 9)::int::text, '')
+                          FROM generate_series(1, 9000 + i % 3)))::numeric)
+         ELSE round(((random() - 0.5) * 10 ^ (random() * 24 - 12))::numeric, i % 8)
+       END AS n,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE round((random() * 20)::numeric, 1) END AS n2,
+       repeat('q', i % 30) AS pad
+  FROM generate_series(1, 6000) i;
+ANALYZE num;
+-- the wide values are stored compressed and toasted
+SELECT count(*) FILTER (WHERE pg_column_size(n) < length(n::text) / 4) > 0 AS compressed,
+       count(*) FILTER (WHERE pg_column_size(n) > 4000) > 0 AS toasted
+  FROM num WHERE i % 41 IN (21, 22);
+SELECT o AS order_by, r.*
+  FROM (VALUES ('n', ARRAY['n']), ('n DESC', ARRAY['n']),
+               ('n NULLS FIRST, i', ARRAY['n', 'i']),
+               ('n DESC NULLS LAST, n2', ARRAY['n', 'n2']),
+               ('a, n', ARRAY['a', 'n']), ('a DESC, n DESC NULLS FIRST', ARRAY['a', 'n']),
+               ('d, n NULLS FIRST, i', ARRAY['d', 'n', 'i']),
+               ('d, n, n2', ARRAY['d', 'n', 'n2']),
+               ('d DESC, n2 DESC, n', ARRAY['d', 'n2', 'n']),
+               ('d NULLS FIRST, n2 NULLS FIRST, n DESC', ARRAY['d', 'n2', 'n'])) v(o, k),
+       LATERAL srm_diff('SELECT * FROM num ORDER BY ' || o, VARIADIC k) r;
+-- in memory: the radix sort
+SET work_mem = '64MB';
+SELECT o AS order_by, r.*
+  FROM (VALUES ('n', ARRAY['n']), ('d, n DESC, n2', ARRAY['d', 'n', 'n2'])) v(o, k),
+       LATERAL srm_diff('SELECT * FROM num ORDER BY ' || o, VARIADIC k) r;
+SET work_mem = '64kB';
+DROP TABLE num;
 -- sort expressions
 SELECT * FROM srm_diff('SELECT i, c_text FROM typ ORDER BY lower(c_text) COLLATE "C", length(c_text) DESC',
                        'lower(c_text) COLLATE "C"', 'length(c_text)');

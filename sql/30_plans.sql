@@ -56,8 +56,11 @@ SET work_mem = '2MB';                                           -- fits: native
 SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
 RESET srmsort.min_input_size;                          -- default 64kB: taken
 SELECT * FROM srm_sort_nodes('SELECT * FROM mid ORDER BY b');
--- in memory: radix sort on normalized keys, quicksort on others (numeric)
+-- in memory: radix sort on normalized keys (numeric's too), quicksort on
+-- others (interval)
 SELECT * FROM srm_diff('SELECT * FROM mid ORDER BY b::numeric DESC, a', 'b::numeric');
+SELECT * FROM srm_diff('SELECT * FROM mid ORDER BY b * INTERVAL ''1 second'' DESC, a',
+                       'b * INTERVAL ''1 second''');
 SET work_mem = '64kB';
 SET srmsort.enabled = off;
 EXPLAIN (COSTS OFF) SELECT * FROM pl ORDER BY k;               -- disabled

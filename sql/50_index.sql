@@ -89,6 +89,31 @@ SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (u)',
   ARRAY['SELECT u FROM ix WHERE u < ''10000000-0000-0000-0000-000000000000'' ORDER BY u']);
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (num)',
   ARRAY['SELECT num FROM ix WHERE num BETWEEN 100 AND 101 ORDER BY num']);
+-- numeric keys (normalized: sign, weight, leading digits): NaN, the
+-- infinities, zeros and equal values of several scales, weights past the
+-- key's ranges, long headers, values compressed in the index tuple, NULLs;
+-- alone and (date, numeric, numeric), the first numeric in the low half
+CREATE TABLE inum AS
+SELECT i, DATE '2020-01-01' + i % 40 AS d,
+       CASE i % 23 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity'
+            WHEN 3 THEN '-Infinity' WHEN 4 THEN 0.00 WHEN 5 THEN 0 WHEN 6 THEN 2.50 WHEN 7 THEN 2.5
+            WHEN 8 THEN (ARRAY[1e1025, -1e1025, 1e-1030, -1e-1030, 1e33, -1e-33])[1 + i % 6]
+            WHEN 9 THEN round(random()::numeric, 70)
+            WHEN 10 THEN (repeat('9876', 600) || (i % 5))::numeric
+            ELSE round(((random() - 0.5) * 2e4)::numeric, i % 3) END AS n,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE round((random() * 100)::numeric, 2) END AS n2
+  FROM generate_series(1, 30000) i;
+VACUUM ANALYZE inum;
+SELECT * FROM srm_index_check('CREATE INDEX %I ON inum (n)',
+  ARRAY['SELECT n FROM inum WHERE n > 9000 ORDER BY n',
+        'SELECT n FROM inum WHERE n < -9000 ORDER BY n DESC']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON inum (n DESC NULLS LAST)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON inum (d, n, n2)',
+  ARRAY['SELECT d, n, n2 FROM inum WHERE d = ''2020-01-05'' ORDER BY d, n, n2']);
+SELECT * FROM srm_index_check('CREATE INDEX %I ON inum (d DESC, n NULLS FIRST, n2 DESC)');
+SELECT * FROM srm_index_check('CREATE INDEX %I ON inum (d, n2, n)',
+  ARRAY['SELECT d, n2 FROM inum WHERE d = ''2020-01-07'' AND n2 < 10 ORDER BY d, n2']);
+DROP TABLE inum;
 -- expressions and partial indexes
 SELECT * FROM srm_index_check('CREATE INDEX %I ON ix (lower(t), (a %% 1000))',
   ARRAY['SELECT lower(t), a % 1000 FROM ix WHERE lower(t) LIKE ''apple%'' ORDER BY lower(t), a % 1000 LIMIT 300']);

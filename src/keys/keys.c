@@ -16,7 +16,8 @@
  * the leading primary weights of ICU's sort key for text under an ICU
  * collation in a UTF-8 database (SRM_NORM_ICU, icukey.c), or the opclass's
  * abbreviated key where that compares as an unsigned integer
- * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings).
+ * (SRM_NORM_ABBREV: bpchar, inet, macaddr, ICU text in other encodings),
+ * the sign, weight and leading digits of a numeric (SRM_NORM_NUMERIC).
  * A first key of 32 bits or fewer (int2, int4, date, bool, oid) shares
  * the 64 bits with the second key (setup_norm_second): whole if it too has
  * 32 bits or fewer, so that ORDER BY a, b on such keys needs the full
@@ -65,6 +66,7 @@
 
 #include "base/compat.h"
 #include "keys/icukey.h"
+#include "keys/numkey.h"
 #include "keys/keys.h"
 
 /* bytes of a toasted ICU text key tried before detoasting it in full */
@@ -179,6 +181,9 @@ norm_kind(SrmKeys *keys, Oid typid, Oid coll, bool allow_icu,
 		case BYTEAOID:
 			*exhaustive = false;
 			return SRM_NORM_BYTES;
+		case NUMERICOID:
+			*exhaustive = false;
+			return SRM_NORM_NUMERIC;
 		case TEXTOID:
 		case VARCHAROID:
 			/*
@@ -675,6 +680,8 @@ norm_value(SrmKeys *keys, SrmNormKind kind, bool uuid, Datum d)
 			}
 		case SRM_NORM_ICU:
 			return icu_norm(keys, (struct varlena *) DatumGetPointer(d));
+		case SRM_NORM_NUMERIC:
+			return SrmNumericNorm(d);
 		case SRM_NORM_ABBREV:
 			return (uint64) keys->sortKeys[0].abbrev_converter(d, &keys->sortKeys[0]);
 		case SRM_NORM_NONE:
@@ -716,11 +723,13 @@ SrmKeysNormalize(SrmKeys *keys, Datum d, bool isnull, uint64 *key, uint8 *nrank)
  * SrmKeysNorm2Prefix
  *		The leading 32 bits of the normalized form of a non-NULL second key
  *		d2 that neither fits 32 bits nor is a 64-bit integer (see
- *		SrmKeysPairKey), before DESC.
+ *		SrmKeysPairKey), before DESC; for a numeric, its 32-bit form.
  */
 uint32
 SrmKeysNorm2Prefix(SrmKeys *keys, Datum d2)
 {
+	if (keys->norm2 == SRM_NORM_NUMERIC)
+		return SrmNumericNorm32(d2);
 	return (uint32) (norm_value(keys, keys->norm2, keys->norm2_uuid, d2) >> 32);
 }
 

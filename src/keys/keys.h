@@ -39,7 +39,8 @@ typedef struct SrmTuple
  * Normalized first keys.  For types whose order is the order of a 64-bit
  * unsigned integer derived from the value (integers, floats, date/time
  * types, bool, oid; a prefix of the bytes for uuid, bytea and text under
- * the "C" collation; the leading primary weights for text under ICU),
+ * the "C" collation; the leading primary weights for text under ICU; the
+ * sign, weight and leading digits of a numeric),
  * datum1 holds that integer with DESC folded in, and nrank orders NULLs:
  * 0 = NULLS FIRST null, 1 = a value, 2 = NULLS LAST null.  (nrank, datum1)
  * then compare as plain integers.  "Exhaustive" normalizations determine
@@ -59,6 +60,7 @@ typedef enum SrmNormKind
 	SRM_NORM_OID,
 	SRM_NORM_BYTES,				/* varlena bytes under memcmp order: prefix */
 	SRM_NORM_ICU,				/* text under ICU: primary weights (icukey.c) */
+	SRM_NORM_NUMERIC,			/* numeric: sign, weight, leading digits */
 	SRM_NORM_ABBREV				/* the opclass's unsigned abbreviated key */
 } SrmNormKind;
 
@@ -287,7 +289,10 @@ SrmInt64Norm32(int64 v)
 	return v < 0 ? 0x7FFFFFFF - c : 0x80000000 + c;
 }
 
-/* The leading 32 bits of a second key's normalized form (keys.c). */
+/*
+ * The leading 32 bits of a second key's normalized form, or for a numeric
+ * a 32-bit summary of its own (keys.c).
+ */
 extern uint32 SrmKeysNorm2Prefix(SrmKeys *keys, Datum d2);
 
 /* The high half of a two-key normalized key: first key d, not NULL. */

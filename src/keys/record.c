@@ -24,8 +24,8 @@
  * column's bytes on read, at a fixed offset into the data (a varlena's
  * offset depends only on whether it begins with a pad byte); otherwise
  * (a NULL before it, a value the tuple lacks, a compressed or toasted
- * value, an abbreviated or ICU text key, which cost more to make again than
- * to store) the record stores it.  A key of two columns (keys.c's
+ * value, an abbreviated, ICU text or numeric key, which cost more to make
+ * again than to store) the record stores it.  A key of two columns (keys.c's
  * SrmKeysPairKey) is derived likewise when both are by-value columns at
  * fixed offsets and the tuple has no NULL up to the later of them.  The
  * writer decides per record, and
@@ -135,9 +135,9 @@ SrmRecFormatInit(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->key_att = fmt->heap ? keys->sortKeys[0].ssup_attno - 1 : 0;
 	SrmKeysKey0Type(keys, &fmt->key0_byval, &fmt->key0_typlen);
 	fmt->last_att = fmt->key_att;
-	/* keys costly to make (ICU's, abbreviated ones) are stored */
+	/* keys costly to make (ICU's, abbreviated ones, numeric's) are stored */
 	if (!fmt->normalized || keys->norm == SRM_NORM_ABBREV ||
-		keys->norm == SRM_NORM_ICU)
+		keys->norm == SRM_NORM_ICU || keys->norm == SRM_NORM_NUMERIC)
 		return;
 	if (keys->norm2 != SRM_NORM_NONE)
 	{

@@ -29,6 +29,8 @@ my @types = (
 	[ 'float4',      "(CASE v % 97 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN 'Infinity' ELSE (v / 7.0)::text END)::float4" ],
 	[ 'float8',      "(CASE v % 89 WHEN 0 THEN 'NaN' WHEN 1 THEN '-Infinity' WHEN 2 THEN '-0' ELSE (v / 3.0 - 1000)::text END)::float8" ],
 	[ 'numeric',     'round(v / 13.0, v % 4)' ],
+	# specials, zeros of two scales, many magnitudes, both signs
+	[ 'numericx',    "(CASE v % 53 WHEN 0 THEN 'NaN' WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity' WHEN 3 THEN '0.00' ELSE ((v % 2000 - 1000)::numeric * 10::numeric ^ (v % 61 - 30))::text END)::numeric" ],
 	[ 'text',        "md5(v::text)" ],
 	[ 'textC',       "substr(md5(v::text), 1, 1 + v % 12) COLLATE \"C\"" ],
 	[ 'texticu',     "(ARRAY['a','B','b','é','É','z','Z'])[1 + v % 7] || (v % 50)::text COLLATE \"en-x-icu\"" ],

@@ -8,7 +8,8 @@
  * at sizes 0, 1, 2 and around its insertion-sort, wide-digit and prefetch
  * thresholds; then the ties, fixed with the full comparison, against qsort
  * of SrmCompareNorm.  Those sizes and distributions are where a radix sort
- * goes wrong, and a sort's result alone would seldom show it.
+ * goes wrong, and a sort's result alone would seldom show it.  Also the
+ * numeric keys' order on neighbouring values (unit_numeric_keys).
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -340,6 +341,170 @@ fill_text(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
 	isnull[1] = false;
 }
 
+/*
+ * keys2
+ *		Keys of ORDER BY a, b on tuples of (t1 a, t2 b) in *desc: each
+ *		ascending or descending, NULLS FIRST or LAST as asked.
+ */
+static SrmKeys *
+keys2(Oid t1, Oid t2, bool desc1, bool desc2, bool nf1, bool nf2, TupleDesc *desc)
+{
+	Oid			types[] = {t1, t2};
+	TypeCacheEntry *c1 = lookup_type_cache(t1, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	TypeCacheEntry *c2 = lookup_type_cache(t2, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	AttrNumber	att[] = {1, 2};
+	Oid			ops[] = {desc1 ? c1->gt_opr : c1->lt_opr, desc2 ? c2->gt_opr : c2->lt_opr};
+	Oid			colls[] = {InvalidOid, InvalidOid};
+	bool		nf[] = {nf1, nf2};
+
+	*desc = rec_desc(2, types, 2, false);
+	return SrmKeysMakeHeap(*desc, 2, att, ops, colls, nf);
+}
+
+/* a numeric from its text */
+static Datum
+numeric_of(const char *str)
+{
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(str),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
+ * (numeric a, int8 b), or with pair (int4 a, numeric b): the numeric from
+ * specials, zeros of two scales, few leading digits over many magnitudes
+ * (ties on the key's digits and on its 32-bit form), some NULLs
+ */
+static void
+fill_numeric_at(Datum *v, bool *isnull, pg_prng_state *rng, bool pair)
+{
+	static const char *const specials[] = {"NaN", "Infinity", "-Infinity", "0", "0.000",
+	"1e2000", "-1e-2000", "1e-33", "-1e33"};
+	uint64		r = pg_prng_uint64(rng);
+	char		s[64];
+	int			n = pair ? 1 : 0;
+
+	if (r % 7 == 0)
+		snprintf(s, sizeof(s), "%s", specials[(r >> 8) % lengthof(specials)]);
+	else
+		snprintf(s, sizeof(s), "%s%llu.%llue%d", (r & 1) ? "-" : "",
+				 (unsigned long long) ((r >> 8) % 20),
+				 (unsigned long long) ((r >> 16) % 1000000007),
+				 (int) ((r >> 48) % 81) - 40);
+	v[n] = numeric_of(s);
+	isnull[n] = (r >> 40) % 19 == 0;
+	v[1 - n] = pair ? Int32GetDatum((int32) ((r >> 4) % 3)) : Int64GetDatum((int64) (r >> 12) % 100);
+	isnull[1 - n] = (r >> 58) % 23 == 0;
+}
+
+static void
+fill_numeric(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	fill_numeric_at(v, isnull, rng, false);
+}
+
+static void
+fill_pair_numeric(Datum *v, bool *isnull, int64 i, pg_prng_state *rng)
+{
+	fill_numeric_at(v, isnull, rng, true);
+}
+
+/*
+ * unit_numeric_keys
+ *		The numeric key of neighbouring values, 64-bit and as the low half
+ *		after an int4: never decreasing; equal for equal numerics; strictly
+ *		increasing where the values differ within the key's digits and
+ *		weight range ('<'), equal where they may not ('=' after a value
+ *		equal to it, '~' after one that differs only past the key).
+ */
+static void
+unit_numeric_keys(void)
+{
+	static const struct
+	{
+		const char *v;
+		char		rel64;		/* against the value before */
+		char		rel32;
+	}			seq[] = {
+		{"-Infinity", '<', '<'}, {"-1e2000", '<', '<'}, {"-1e1025", '~', '~'},
+		{"-1e1024", '~', '~'}, {"-9.999e1023", '<', '~'}, {"-1e1020", '<', '~'},
+		{"-1e33", '<', '~'}, {"-1e32", '<', '~'}, {"-9.9e31", '<', '<'},
+		{"-1e28", '<', '<'}, {"-12345678.9", '<', '<'}, {"-12345678.8", '<', '~'},
+		{"-1.5", '<', '<'}, {"-1", '<', '<'}, {"-1.000", '=', '='}, {"-0.5", '<', '<'},
+		{"-1e-28", '<', '<'}, {"-1e-32", '<', '<'}, {"-9e-33", '<', '<'},
+		{"-1e-1020", '<', '~'}, {"-1e-1024", '<', '~'}, {"-1e-1025", '<', '~'},
+		{"-1e-2000", '~', '~'}, {"0", '<', '<'}, {"0.00", '=', '='},
+		{"1e-2000", '~', '~'}, {"1e-1025", '~', '~'}, {"1e-1024", '<', '~'},
+		{"1e-1021", '<', '~'}, {"1e-33", '<', '~'}, {"1e-32", '<', '<'},
+		{"1e-28", '<', '<'}, {"0.1234567890123456", '<', '<'},
+		{"0.1234567890123457", '<', '~'}, {"0.12345678901234571", '~', '~'},
+		{"1", '<', '<'}, {"1.0", '=', '='}, {"1.00000001", '<', '~'},
+		{"1.0001", '<', '<'}, {"2", '<', '<'}, {"9999", '<', '<'},
+		{"10000", '<', '<'}, {"99999999", '<', '<'}, {"1e28", '<', '<'},
+		{"9.9e31", '<', '<'}, {"1e32", '<', '<'}, {"1e33", '<', '~'},
+		{"1e1020", '<', '~'}, {"9.999e1023", '<', '~'}, {"1e1024", '<', '~'},
+		{"1e1025", '~', '~'}, {"1e2000", '~', '~'}, {"Infinity", '<', '<'},
+		{"NaN", '<', '<'}, {"NaN", '=', '='}
+	};
+	Oid			ntype = NUMERICOID;
+	TupleDesc	ndesc = rec_desc(1, &ntype, 1, false);
+	TupleDesc	pdesc;
+	TypeCacheEntry *tn = lookup_type_cache(NUMERICOID, TYPECACHE_LT_OPR);
+	AttrNumber	att = 1;
+	Oid			coll = InvalidOid;
+	bool		nf = false;
+	SrmKeys    *one = SrmKeysMakeHeap(ndesc, 1, &att, &tn->lt_opr, &coll, &nf);
+	SrmKeys    *pair = keys2(INT4OID, NUMERICOID, false, false, false, false, &pdesc);
+	uint64		prev64 = 0;
+	uint32		prev32 = 0;
+	int			i;
+
+	CHECK(one->norm == SRM_NORM_NUMERIC && !one->norm_exhaustive &&
+		  SrmKeysNeedTies(one) && !one->abbreviating,
+		  "numeric key: norm %d, exhaustive %d, ties %d, abbreviating %d",
+		  one->norm, one->norm_exhaustive, SrmKeysNeedTies(one), one->abbreviating);
+	CHECK(pair->norm == SRM_NORM_INT32 && pair->norm2 == SRM_NORM_NUMERIC &&
+		  !pair->norm2_exact && pair->ties == SRM_TIES_ALL,
+		  "(int4, numeric) keys: norm %d, norm2 %d, exact %d, ties %d",
+		  pair->norm, pair->norm2, pair->norm2_exact, pair->ties);
+	for (i = 0; i < lengthof(seq); i++)
+	{
+		Datum		v[2] = {Int32GetDatum(7), numeric_of(seq[i].v)};
+		bool		isnull[2] = {false, false};
+		SrmTuple	t = {0};
+		uint64		k64;
+		uint32		k32;
+		uint8		nrank;
+
+		/* from the tuple: a short varlena header, as tables store it */
+		t.tuple = form_minimal(ndesc, &v[1], isnull);
+		SrmKeysSetDatum1(one, &t, false);
+		k64 = (uint64) t.datum1;
+		SrmKeysNormalize(one, v[1], false, &k64, &nrank);
+		CHECK(k64 == (uint64) t.datum1 && nrank == SRM_NRANK_VALUE,
+			  "numeric %s: key %016llx from the tuple, %016llx from the datum",
+			  seq[i].v, (unsigned long long) t.datum1, (unsigned long long) k64);
+		t.tuple = form_minimal(pdesc, v, isnull);
+		SrmKeysSetDatum1(pair, &t, false);
+		k32 = (uint32) t.datum1;
+		CHECK((uint32) (t.datum1 >> 32) == SrmKeysPairHi(pair, v[0]),
+			  "(int4, numeric %s): high half %08x", seq[i].v, (uint32) (t.datum1 >> 32));
+		if (i > 0)
+		{
+			CHECK(seq[i].rel64 == '<' ? prev64 < k64 : seq[i].rel64 == '=' ? prev64 == k64 :
+				  prev64 <= k64,
+				  "numeric %s after %s: key %016llx after %016llx, expected '%c'",
+				  seq[i].v, seq[i - 1].v, (unsigned long long) k64,
+				  (unsigned long long) prev64, seq[i].rel64);
+			CHECK(seq[i].rel32 == '<' ? prev32 < k32 : seq[i].rel32 == '=' ? prev32 == k32 :
+				  prev32 <= k32,
+				  "numeric %s after %s: low half %08x after %08x, expected '%c'",
+				  seq[i].v, seq[i - 1].v, k32, prev32, seq[i].rel32);
+		}
+		prev64 = k64;
+		prev32 = k32;
+	}
+}
+
 static void
 unit_radix(void)
 {
@@ -432,6 +597,30 @@ unit_radix(void)
 			radix_ties(name, pair, desc, sizes[s], fill_pair32, &rng);
 			snprintf(name, sizeof(name), "(int4, int8) order %d", order);
 			radix_ties(name, pair8, desc8, sizes[s], fill_pair64, &rng);
+		}
+	}
+
+	/*
+	 * numeric keys, a prefix: alone (then an int8) and after an int4, in
+	 * the low half; ASC and DESC, NULLS FIRST and LAST
+	 */
+	unit_numeric_keys();
+	for (order = 0; order < 4; order++)
+	{
+		TupleDesc	desc,
+					pdesc;
+		SrmKeys    *num = keys2(NUMERICOID, INT8OID, (order & 1) != 0, false,
+								(order & 2) != 0, (order & 2) == 0, &desc);
+		SrmKeys    *pair = keys2(INT4OID, NUMERICOID, (order & 2) != 0, (order & 1) != 0,
+								 (order & 1) != 0, (order & 2) != 0, &pdesc);
+		char		name[64];
+
+		for (s = 0; s < lengthof(sizes) && sizes[s] <= 65537; s++)
+		{
+			snprintf(name, sizeof(name), "(numeric, int8) order %d", order);
+			radix_ties(name, num, desc, sizes[s], fill_numeric, &rng);
+			snprintf(name, sizeof(name), "(int4, numeric) order %d", order);
+			radix_ties(name, pair, pdesc, sizes[s], fill_pair_numeric, &rng);
 		}
 	}
 
