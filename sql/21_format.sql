@@ -86,7 +86,10 @@ SELECT fcheck(b, 'widths', 'SELECT k, i, repeat(chr(65 + i % 26), w) AS v FROM f
        fcheck(b, 'expanded', 'SELECT i, fexp(i) AS a FROM fw ORDER BY 2, 1', 'a', 'i'),
        fcheck(b, 'uuid', 'SELECT md5(k::text)::uuid AS u, i FROM fw ORDER BY 1, 2', 'u', 'i'),
        fcheck(b, 'int2 float4', 'SELECT (k - 500)::int2 AS s, (i / 3.0)::float4 AS f FROM fw ORDER BY 1 DESC, 2', 's', 'f'),
-       fcheck(b, 'widths numeric', 'SELECT k::numeric AS n, i, repeat(chr(65 + i % 26), w) AS v FROM fw ORDER BY 1, 2', 'n', 'i')
+       fcheck(b, 'widths numeric', 'SELECT k::numeric AS n, i, repeat(chr(65 + i % 26), w) AS v FROM fw ORDER BY 1, 2', 'n', 'i'),
+       -- a first key without a normalized form (records carry no key)
+       fcheck(b, 'toast interval', 'SELECT i * interval ''1 second'' AS n, t FROM ftoast ORDER BY 1 DESC', 'n'),
+       fcheck(b, 'widths interval', 'SELECT k * interval ''1 second'' AS n, i, repeat(chr(65 + i % 26), w) AS v FROM fw ORDER BY 1, 2', 'n', 'i')
   FROM unnest(ARRAY['64kB', '64MB']) b;
 -- the DSM baseline reads the same records
 SET srmsort.merge_strategy = dsm;
