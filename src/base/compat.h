@@ -34,6 +34,10 @@
 #else
 #include "storage/backendid.h"
 #endif
+/* 16: the varlena macros left postgres.h for varatt.h */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 
 /* 16: a relation's storage is named by its locator, no longer its node */
 #if PG_VERSION_NUM >= 160000

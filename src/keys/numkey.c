@@ -24,9 +24,9 @@
  */
 #include "postgres.h"
 
-#include "access/tupmacs.h"		/* the varlena macros (varatt.h, from 16) */
 #include "fmgr.h"
 
+#include "base/compat.h"
 #include "keys/numkey.h"
 
 #define SRM_NUM_FORM_MASK	0xC000
