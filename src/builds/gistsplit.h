@@ -47,6 +47,14 @@ extern void SrmGistSplitBatch(Relation index, GISTSTATE *gs, Page *pages,
  */
 extern int	SrmGistSplitWorkers(Relation heap, Relation index);
 
+/*
+ * May a build's participants scan and sort in parallel workers, as well:
+ * is every support function the scan (compress) and the sort (sortsupport)
+ * call PARALLEL SAFE?  With SrmGistSplitWorkers's count (which looked at
+ * the index's expressions and predicate).
+ */
+extern bool SrmGistSortParallelSafe(Relation index);
+
 /* Launch nworkers; NULL if none could be launched (the caller splits). */
 extern SrmGistSplitters *SrmGistSplitBegin(Relation index, int nworkers);
 
