@@ -24,8 +24,8 @@
  * PostgreSQL builds GiST indexes serially; srmsort uses the workers it
  * would plan for a parallel build of the index (gistsplit.c decides: only
  * under srmsort.parallel_build, when the index's expressions and predicate
- * are parallel safe, and every support function the phase calls is
- * PARALLEL SAFE).  First the participants scan and sort their shares of
+ * are parallel safe, and every support function the scan and the split
+ * call is PARALLEL SAFE).  First the participants scan and sort their shares of
  * the table as a parallel btree build's do (pbuild.c; the parallel
  * context runs them as the leader's user in its security-restricted
  * context), and worker 0 merges them into the same sorted stream; then
@@ -131,7 +131,7 @@ build(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st,
 	SrmParallelBuild *pb = NULL;
 	SrmGistSplitters *sp = NULL;
 
-	if (nworkers > 0 && SrmGistSortParallelSafe(index))
+	if (nworkers > 0)
 		pb = SrmParallelBegin(heap, index, ii, nworkers, est_rows,
 							  tuple_bytes);
 	if (pb != NULL)

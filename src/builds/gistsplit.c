@@ -209,66 +209,46 @@ SrmGistSplitBatch(Relation index, GISTSTATE *gs, Page *pages, int npages,
 }
 
 /*
- * procs_safe
- *		Is every support function procs[0 .. n-1] of index's key columns
- *		that the operator classes have PARALLEL SAFE?
- */
-static bool
-procs_safe(Relation index, const int *procs, int n)
-{
-	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
-	int			k;
-	int			i;
-
-	for (k = 1; k <= nkeys; k++)
-		for (i = 0; i < n; i++)
-		{
-			Oid			proc = index_getprocid(index, k, procs[i]);
-
-			if (OidIsValid(proc) && func_parallel(proc) != PROPARALLEL_SAFE)
-				return false;
-		}
-	return true;
-}
-
-/*
  * SrmGistSplitWorkers
  *		See gistsplit.h.
  */
 int
 SrmGistSplitWorkers(Relation heap, Relation index)
 {
-	/* what gistSplit, gistunion and the key's (de)compression call */
+	/*
+	 * What gistSplit, gistunion and the key's (de)compression call: the
+	 * scan's compression among them.  Not sortsupport, whose comparators a
+	 * parallel sort runs in its workers unchecked, as PostgreSQL's parallel
+	 * btree builds run the opclass's (PostGIS does not mark its GiST
+	 * sortsupport function PARALLEL SAFE; it only fills in a struct).
+	 */
 	static const int procs[] = {GIST_UNION_PROC, GIST_COMPRESS_PROC,
 		GIST_DECOMPRESS_PROC, GIST_PENALTY_PROC, GIST_PICKSPLIT_PROC,
 	GIST_EQUAL_PROC, GIST_OPTIONS_PROC};
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	int			k;
+	int			i;
 
-	if (!srmsort_parallel_build || !procs_safe(index, procs, lengthof(procs)))
+	if (!srmsort_parallel_build)
 		return 0;
+	for (k = 1; k <= nkeys; k++)
+		for (i = 0; i < lengthof(procs); i++)
+		{
+			Oid			proc = index_getprocid(index, k, procs[i]);
+
+			if (OidIsValid(proc) && func_parallel(proc) != PROPARALLEL_SAFE)
+				return 0;
+		}
 
 	/*
-	 * The planner's look at the table for this (and at the index's
-	 * expressions and predicate): utility.c's hook acts on it only in a
-	 * CONCURRENTLY statement, for an index not yet started, and this one
-	 * has been.
+	 * The planner's look at the table (and at the index's expressions and
+	 * predicate, which the scan evaluates) for this: utility.c's hook acts on it
+	 * only in a CONCURRENTLY statement, for an index not yet started, and
+	 * this one has been.
 	 */
 	return Min(plan_create_index_workers(RelationGetRelid(heap),
 										 RelationGetRelid(index)),
 			   SRM_GS_MAX_WORKERS);
-}
-
-/*
- * SrmGistSortParallelSafe
- *		See gistsplit.h.
- */
-bool
-SrmGistSortParallelSafe(Relation index)
-{
-	/* the sort's comparators and abbreviation come from sortsupport */
-	static const int procs[] = {GIST_COMPRESS_PROC, GIST_OPTIONS_PROC,
-	GIST_SORTSUPPORT_PROC};
-
-	return procs_safe(index, procs, lengthof(procs));
 }
 
 /*

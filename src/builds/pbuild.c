@@ -104,7 +104,10 @@ typedef struct SrmPBShared
 	uint64		queryid;
 
 	ConditionVariable workersdonecv;
+	ConditionVariable barriercv;	/* srmsort.debug_scan_barrier */
 	slock_t		mutex;
+	int			nscanners;		/* participants launched, for the barrier */
+	int			narrived;		/* ... and those at it */
 	int			nparticipantsdone;
 	int			nlaunched;		/* participants launched, set by the leader
 								 * once they are (0 until then) */
@@ -233,6 +236,46 @@ participant_mem(int nparticipants)
 	return maintenance_work_mem / nparticipants;
 }
 
+/* A participant's scan under srmsort.debug_scan_barrier. */
+typedef struct SrmPBBarrierScan
+{
+	SrmBuildState *st;
+	SrmPBShared *sh;
+	bool		arrived;
+} SrmPBBarrierScan;
+
+/*
+ * arrive
+ *		srmsort.debug_scan_barrier: wait until every participant has a row
+ *		of its own (or has ended its scan without one).  A participant
+ *		holds the block of its first row meanwhile, so none can take all.
+ */
+static void
+arrive(SrmPBBarrierScan *bs)
+{
+	SrmPBShared *sh = bs->sh;
+
+	bs->arrived = true;
+	SpinLockAcquire(&sh->mutex);
+	sh->narrived++;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->barriercv);
+	SrmPStreamWaitAll(&sh->barriercv, &sh->mutex, &sh->narrived,
+					  &sh->nscanners);
+}
+
+/* SrmBuildCallback, after the barrier at the first row */
+static void
+barrier_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+				 bool tupleIsAlive, void *state)
+{
+	SrmPBBarrierScan *bs = (SrmPBBarrierScan *) state;
+
+	if (!bs->arrived)
+		arrive(bs);
+	SrmBuildCallback(index, tid, values, isnull, tupleIsAlive, bs->st);
+}
+
 /*
  * scan_and_sort
  *		One participant's part: join the parallel scan, form runs of its
@@ -246,6 +289,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 {
 	SrmBuildState st;
 	SrmSorterShare share;
+	SrmPBBarrierScan bs;
 	IndexInfo  *ii;
 	TableScanDesc scan;
 	double		reltuples;
@@ -278,8 +322,19 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	ii = BuildIndexInfo(index);
 	ii->ii_Concurrent = sh->isconcurrent;
 	scan = SrmTableBeginScanParallel(heap, ParallelTableScanFromShared(sh));
-	reltuples = table_index_build_scan(heap, index, ii, true, progress,
-									   SrmBuildCallback, &st, scan);
+	if (!srmsort_debug_scan_barrier)
+		reltuples = table_index_build_scan(heap, index, ii, true, progress,
+										   SrmBuildCallback, &st, scan);
+	else
+	{
+		bs.st = &st;
+		bs.sh = sh;
+		bs.arrived = false;
+		reltuples = table_index_build_scan(heap, index, ii, true, progress,
+										   barrier_callback, &bs, scan);
+		if (!bs.arrived)
+			arrive(&bs);
+	}
 	if (st.giststate != NULL)
 	{
 		MemoryContextDelete(st.giststate->tempCxt);
@@ -410,6 +465,7 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	sh->nparticipants = nparticipants;
 	sh->queryid = pgstat_get_my_query_id();
 	ConditionVariableInit(&sh->workersdonecv);
+	ConditionVariableInit(&sh->barriercv);
 	SpinLockInit(&sh->mutex);
 	sh->block_size = SrmPStreamDisks(&pb->ps, &sh->disks, 2 * (nworkers + 2),
 									 nparticipants, estRows, tupleBytes);
@@ -427,6 +483,10 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	}
 	pb->nparticipants = pb->ps.pcxt->nworkers_launched +
 		(pb->leader_participates ? 1 : 0);
+	SpinLockAcquire(&sh->mutex);
+	sh->nscanners = pb->nparticipants;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->barriercv);
 	return pb;
 }
 
