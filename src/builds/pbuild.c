@@ -568,7 +568,6 @@ SrmParallelDescribe(SrmParallelBuild *pb)
 	SrmPBShared *sh = pb->shared;
 	int64		runs[SRM_PB_MAX_WORKERS + 1];
 	int			p;
-
 	char	   *desc;
 	StringInfoData buf;
 	bool		first = true;
@@ -581,7 +580,7 @@ SrmParallelDescribe(SrmParallelBuild *pb)
 	if (!sh->gist)
 		return desc;
 
-	/* GiST's scan was serial until it was not: show each share */
+	/* a GiST build's scan is serial in PostgreSQL: show each share */
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "%s, tuples per participant ", desc);
 	for (p = 0; p <= sh->nworkers; p++)
