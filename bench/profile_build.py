@@ -59,27 +59,35 @@ def total_of(path):
 
 
 def load(d, tag):
-    """{part: {fn: Ir}} and {part: total}, over every process of a run."""
+    """{part: {fn: Ir}}, {part: total} over every process of a run, and
+    {pid: total} of each process (the backend's, running index_build, under
+    the key 'backend')."""
     costs = defaultdict(lambda: defaultdict(int))
     totals = defaultdict(int)
-    procs = set()
+    procs = defaultdict(int)
+    backend = None
     for p in sorted(glob.glob(os.path.join(d, "callgrind", tag + ".*.out*"))):
         if p.endswith(".txt"):
             continue
         if total_of(p) == 0:
             continue
         part = part_of(p)
-        procs.add(re.search(r"\.(\d+)\.out", p).group(1))
+        pid = re.search(r"\.(\d+)\.out", p).group(1)
         txt = p + ".inclusive.txt"
         if not os.path.exists(txt):
             with open(txt, "w") as f:
                 subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                                 "--auto=no", p], stdout=f, check=True)
         c, t = inclusive(txt)
+        if "index_build" in c:
+            backend = pid
+        procs[pid] += t or 0
         totals[part] += t or 0
         for fn, v in c.items():
             costs[part][fn] += v
-    return costs, totals, len(procs)
+    if backend is not None:
+        procs["backend"] = procs.pop(backend)
+    return costs, totals, procs
 
 
 def fsum(costs, names=None, pattern=None):
@@ -177,7 +185,13 @@ def main():
         costs, totals, procs = load(a.dir, tag)
         if not totals:
             continue
-        print("## %s, %s (%d process%s)\n" % (case, sys_, procs, "" if procs == 1 else "es"))
+        print("## %s, %s (%d process%s)\n" % (case, sys_, len(procs),
+                                              "" if len(procs) == 1 else "es"))
+        if len(procs) > 1:
+            # the backend runs the build's serial path
+            print("Each process, instructions per row: %s.\n" % ", ".join(
+                "%s %.0f" % ("backend" if k == "backend" else "worker", v / n)
+                for k, v in sorted(procs.items(), key=lambda kv: (kv[0] != "backend", -kv[1]))))
         if case.startswith("gist"):
             lines, total, sort = gist_table(costs, totals, n, sys_ == "srm")
             gist[(case, sys_)] = (total, sort)
