@@ -293,5 +293,13 @@ SET enable_hashagg = off;
 SELECT * FROM srm_diff('SELECT DISTINCT small, k FROM rdx', 'small', 'k');
 SELECT * FROM srm_diff('SELECT k, count(*) FROM rdx GROUP BY k', 'k');
 RESET enable_hashagg;
+-- srmsort.huge_pages: an in-memory sort's arena in transparent huge pages
+-- (budgets of 32MB and more) or in ordinary ones, the same rows
+SET work_mem = '64MB';
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k, i', 'k', 'i');
+SET srmsort.huge_pages = off;
+SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k, i', 'k', 'i');
+RESET srmsort.huge_pages;
+SET work_mem = '4MB';
 DROP TABLE rdx;
 SELECT srm_temp_files();

@@ -202,6 +202,14 @@ define_settings(void)
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("srmsort.huge_pages",
+							 "Offers in-memory sort arenas of 32MB budgets and up to transparent huge pages.",
+							 "Fewer TLB misses when a sort visits its tuples in sorted order; "
+							 "off when fresh huge pages are costly to fault in (virtual "
+							 "machines whose host takes free memory back).",
+							 &srmsort_huge_pages, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomEnumVariable("srmsort.io_method",
 							 "How workfile I/O is issued.",
 							 "io_uring submits the reads of all disks at once; sync uses "

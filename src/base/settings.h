@@ -93,6 +93,7 @@ extern PGDLLIMPORT bool srmsort_create_index;
 extern PGDLLIMPORT bool srmsort_parallel_build;
 extern PGDLLIMPORT bool srmsort_cluster;
 extern PGDLLIMPORT bool srmsort_parallel_sort;
+extern PGDLLIMPORT bool srmsort_huge_pages;
 
 /* developer options, for the fault tests (srmsort.debug_*) */
 extern PGDLLIMPORT bool srmsort_debug_fail_io_uring;

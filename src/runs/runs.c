@@ -37,6 +37,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#include "base/settings.h"
 #include "keys/radix.h"
 #include "runs/runs.h"
 
@@ -164,7 +165,7 @@ alloc_chunk(SrmMemLoad *load, SrmArenaChunk *c, Size sz)
 {
 	c->size = sz;
 #ifdef MADV_HUGEPAGE
-	if (sz >= SRM_HUGE_PAGE && sz % SRM_HUGE_PAGE == 0)
+	if (srmsort_huge_pages && sz >= SRM_HUGE_PAGE && sz % SRM_HUGE_PAGE == 0)
 	{
 		c->raw = MemoryContextAllocHuge(load->cxt, sz + SRM_HUGE_PAGE);
 		c->data = (char *) TYPEALIGN(SRM_HUGE_PAGE, c->raw);

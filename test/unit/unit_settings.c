@@ -55,6 +55,7 @@ static const UnitSetting settings[] = {
 	{"srmsort.parallel_build", PGC_BOOL, &srmsort_parallel_build},
 	{"srmsort.cluster", PGC_BOOL, &srmsort_cluster},
 	{"srmsort.parallel_sort", PGC_BOOL, &srmsort_parallel_sort},
+	{"srmsort.huge_pages", PGC_BOOL, &srmsort_huge_pages},
 	{"srmsort.debug_fail_io_uring", PGC_BOOL, &srmsort_debug_fail_io_uring},
 	{"srmsort.debug_no_slot_reuse", PGC_BOOL, &srmsort_debug_no_slot_reuse},
 	{"srmsort.debug_merge_pause", PGC_INT, &srmsort_debug_merge_pause},
