@@ -51,35 +51,55 @@ def part_of(path):
 
 
 def total_of(path):
+    """The process's instructions: its totals line (a forked worker's
+    summary line may say 0), else its summary."""
+    total = 0
     with open(path, errors="replace") as f:
         for line in f:
-            if line.startswith("summary:") or line.startswith("totals:"):
+            if line.startswith("summary:") and total == 0:
+                total = int(line.split()[1])
+            elif line.startswith("totals:"):
                 return int(line.split()[1])
-    return 0
+    return total
 
 
 def load(d, tag):
-    """{part: {fn: Ir}} and {part: total}, over every process of a run."""
+    """{part: {fn: Ir}}, {part: total} over every process of a run, and
+    {pid: total} of each process (the backend's, running index_build, under
+    the key 'backend')."""
     costs = defaultdict(lambda: defaultdict(int))
     totals = defaultdict(int)
-    procs = set()
+    procs = defaultdict(int)
+    backend = None
+    wrapped = False
     for p in sorted(glob.glob(os.path.join(d, "callgrind", tag + ".*.out*"))):
         if p.endswith(".txt"):
             continue
         if total_of(p) == 0:
             continue
         part = part_of(p)
-        procs.add(re.search(r"\.(\d+)\.out", p).group(1))
+        pid = re.search(r"\.(\d+)\.out", p).group(1)
         txt = p + ".inclusive.txt"
         if not os.path.exists(txt):
             with open(txt, "w") as f:
                 subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                                 "--auto=no", p], stdout=f, check=True)
         c, t = inclusive(txt)
+        if "index_build" in c:
+            backend = pid
+        if (t or 0) >= 2 ** 63 or any(v >= 2 ** 63 for v in c.values()):
+            # callgrind's counts of a part wrapped around (seen in a
+            # parallel worker dumping at SrmSorterPerform): no phases
+            wrapped = True
+        procs[pid] += total_of(p)
         totals[part] += t or 0
         for fn, v in c.items():
             costs[part][fn] += v
-    return costs, totals, len(procs)
+    if backend is not None:
+        procs["backend"] = procs.pop(backend)
+    if wrapped:
+        costs, totals = defaultdict(lambda: defaultdict(int)), defaultdict(int)
+    return costs, totals, procs
 
 
 def fsum(costs, names=None, pattern=None):
@@ -175,9 +195,18 @@ def main():
     for tag in tags:
         case, sys_ = tag.rsplit("-", 1)
         costs, totals, procs = load(a.dir, tag)
-        if not totals:
+        if not totals and len(procs) <= 1:
             continue
-        print("## %s, %s (%d process%s)\n" % (case, sys_, procs, "" if procs == 1 else "es"))
+        print("## %s, %s (%d process%s)\n" % (case, sys_, len(procs),
+                                              "" if len(procs) == 1 else "es"))
+        if len(procs) > 1:
+            # the backend runs the build's serial path
+            print("Each process, instructions per row: %s.\n" % ", ".join(
+                "%s %.0f" % ("backend" if k == "backend" else "worker", v / n)
+                for k, v in sorted(procs.items(), key=lambda kv: (kv[0] != "backend", -kv[1]))))
+        if not totals:
+            print("(No phases: callgrind's counts of a part wrapped around.)\n")
+            continue
         if case.startswith("gist"):
             lines, total, sort = gist_table(costs, totals, n, sys_ == "srm")
             gist[(case, sys_)] = (total, sort)

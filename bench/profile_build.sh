@@ -5,6 +5,7 @@
 #
 #   bench/profile_build.sh --cases gist_point --rows 2000000        # GiST both ways
 #   bench/profile_build.sh --pg 19 --cases hash_int8,brin_int8,gin_int4arr --rows 2000000
+#   bench/profile_build.sh --cases gist_postgis --systems srm --gist-workers 2 --mwm 1GB
 #
 # Cases (table, statement, settings):
 #   gist_point   random core points, CREATE INDEX ... USING gist (p):
@@ -20,7 +21,10 @@
 #                --workers (18 and later build GIN in parallel and sort
 #                key/TID-list tuples)
 # hash, BRIN and GIN run with the system native only (srmsort does not
-# build them).
+# build them).  GiST builds run without workers unless --gist-workers N
+# (max_parallel_maintenance_workers for them; PostgreSQL's GiST build is
+# serial, srmsort's uses the workers): phases.md then also lists each
+# process's instructions, the backend's being the build's serial path.
 #
 # How: the tables are made on the benchmark cluster, which is then stopped;
 # for each case and system the postmaster runs under
@@ -44,6 +48,7 @@ CASES=gist_point
 SYSTEMS=native,srm
 MWM=64MB
 WORKERS=2
+GIST_WORKERS=0
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,8 +58,9 @@ while [ $# -gt 0 ]; do
         --systems) SYSTEMS=${2:?}; shift ;;
         --mwm) MWM=${2:?}; shift ;;
         --workers) WORKERS=${2:?}; shift ;;
+        --gist-workers) GIST_WORKERS=${2:?}; shift ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--cases A,B] [--systems native,srm] [--mwm 64MB] [--workers N] [--out DIR]" >&2
+        *) echo "usage: $0 [--pg N] [--rows N] [--cases A,B] [--systems native,srm] [--mwm 64MB] [--workers N] [--gist-workers N] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
@@ -102,6 +108,7 @@ buffers_of() {
 workers_of() {
     case "$1" in
         brin_* | gin_*) echo "$WORKERS" ;;
+        gist_*) echo "$GIST_WORKERS" ;;
         *) echo 0 ;;
     esac
 }
@@ -124,6 +131,7 @@ cg_start() {
     srm_as_user valgrind --tool=callgrind --trace-children=yes \
         --toggle-collect=index_build --toggle-collect=_brin_parallel_build_main \
         --toggle-collect=_gin_parallel_build_main \
+        --toggle-collect=srm_parallel_build_main --toggle-collect=srm_gist_split_main \
         --dump-before=tuplesort_performsort --dump-after=tuplesort_performsort \
         --dump-before=SrmSorterPerform --dump-after=SrmSorterPerform \
         --callgrind-out-file="$OUT/callgrind/$tag.%p.out" \

@@ -304,6 +304,14 @@ define_settings(void)
 							&srmsort_debug_gist_split_fail, 0, 0, INT_MAX,
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("srmsort.debug_scan_barrier",
+							 "Developer option: every participant of a parallel index build has a row of the table before any scans on.",
+							 "Each waits at its first row (or at the end of its scan) "
+							 "for all the others, so that each scans a share however "
+							 "late its process starts.  For the tests.",
+							 &srmsort_debug_scan_barrier, false, PGC_SUSET,
+							 SRM_DEBUG_GUC_FLAGS, NULL, NULL, NULL);
+
 	DefineCustomStringVariable("srmsort.debug_slow_disk",
 							   "Developer option: a tablespace whose measured bandwidth is taken as an eighth of what it is.",
 							   "Makes one of the test's workfile directories, all on one "

@@ -49,3 +49,4 @@ char	   *srmsort_debug_slow_disk = NULL;
 int			srmsort_debug_sorter_misuse = SRM_MISUSE_OFF;
 int			srmsort_debug_participant_mem = 0;	/* kB */
 int			srmsort_debug_gist_split_fail = 0;
+bool		srmsort_debug_scan_barrier = false;

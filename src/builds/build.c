@@ -182,19 +182,6 @@ report_duplicate(Relation heap, Relation index, IndexTuple itup)
 }
 
 /*
- * next_live
- *		The next live tuple: from the sorter, or from a parallel build's
- *		merge in worker 0.
- */
-static inline IndexTuple
-next_live(SrmBuildState *st)
-{
-	if (st->live != NULL)
-		return SrmSorterGetIndexTuple(st->live);
-	return SrmParallelNextTuple(st->pipe);
-}
-
-/*
  * load_index
  *		Merge the sorted live and dead streams into the loader, checking
  *		uniqueness among live tuples.  Returns the pages written.
@@ -206,7 +193,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 	BTScanInsert scankey = _bt_mkscankey(index, NULL);
 	SortSupport keys = palloc0(nkeys * sizeof(SortSupportData));
 	SrmBtLoader *ld = SrmBtLoadBegin(heap, index, !ii->ii_Unique);
-	IndexTuple	a = next_live(st);
+	IndexTuple	a = SrmBuildNextLive(st);
 	IndexTuple	b = st->havedead ? SrmSorterGetIndexTuple(st->dead) : NULL;
 	IndexTuple	prev = NULL;
 	Size		prevcap = 0;
@@ -248,7 +235,7 @@ load_index(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st)
 				memcpy(prev, a, sz);
 			}
 			SrmBtLoadAdd(ld, a);
-			a = next_live(st);
+			a = SrmBuildNextLive(st);
 		}
 		else
 		{

@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * buildscan.h
- *	  The heap scan of a btree build: its state and the table AM's
+ *	  The heap scan of an index build: its state and the table AM's
  *	  callback that feeds the sorters.
  *
- * The serial build (build.c) and every participant of a parallel build
- * (pbuild.c) scan with the same callback into the same state.  Both files
- * take them from here, so that neither needs the other's functions: the
- * callback is static inline, and each takes its address for its own scan.
+ * The serial btree and GiST builds (build.c, gistbuild.c) and every
+ * participant of a parallel build (pbuild.c) scan with the same callback
+ * into the same state.  They take them from here, so that none needs
+ * another's functions: the callback is static inline, and each takes its
+ * address for its own scan.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -19,7 +20,9 @@
 #ifndef SRM_BUILDSCAN_H
 #define SRM_BUILDSCAN_H
 
+#include "access/gist_private.h"
 #include "storage/itemptr.h"
+#include "utils/memutils.h"
 #include "utils/relcache.h"
 
 #include "engine/sorter.h"
@@ -27,13 +30,16 @@
 /*
  * The state of a build's heap scan: live tuples into one sorter, and for
  * unique indexes recently dead ones into another (out of the uniqueness
- * check).  A parallel build has one per participant.
+ * check).  A GiST build compresses each row's values with the operator
+ * classes first, as PostgreSQL's sorted GiST build does.  A parallel
+ * build has one per participant.
  */
 typedef struct SrmBuildState
 {
 	SrmSorter  *live;			/* NULL when pipe streams the live tuples */
 	struct SrmParallelBuild *pipe;	/* a parallel build's merge (pbuild.h) */
 	SrmSorter  *dead;			/* unique indexes only */
+	GISTSTATE  *giststate;		/* GiST builds only: compress the keys */
 	bool		havedead;
 	double		indtuples;
 } SrmBuildState;
@@ -41,14 +47,25 @@ typedef struct SrmBuildState
 /*
  * SrmBuildCallback
  *		The table AM's index build scan callback: one heap tuple's index
- *		values into the live sorter, or the dead one.
+ *		values (a GiST index's compressed) into the live sorter, or the
+ *		dead one.
  */
 static inline void
 SrmBuildCallback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 				 bool tupleIsAlive, void *state)
 {
 	SrmBuildState *st = (SrmBuildState *) state;
+	Datum		keys[INDEX_MAX_KEYS];
 
+	if (st->giststate != NULL)
+	{
+		/* the opclasses' compression allocates: in tempCxt, reset per row */
+		MemoryContext old = MemoryContextSwitchTo(st->giststate->tempCxt);
+
+		gistCompressValues(st->giststate, index, values, isnull, true, keys);
+		MemoryContextSwitchTo(old);
+		values = keys;
+	}
 	if (tupleIsAlive || st->dead == NULL)
 		SrmSorterPutIndexValues(st->live, index, tid, values, isnull);
 	else
@@ -56,6 +73,8 @@ SrmBuildCallback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		st->havedead = true;
 		SrmSorterPutIndexValues(st->dead, index, tid, values, isnull);
 	}
+	if (st->giststate != NULL)
+		MemoryContextReset(st->giststate->tempCxt);
 	st->indtuples += 1;
 }
 

@@ -14,15 +14,25 @@
  *
  * The build mirrors PostgreSQL's sorted path: the table AM's index build
  * scan (expressions, predicates, HOT chains, liveness) gives each row's
- * values, which the opclasses compress into leaf keys; the index tuples go
- * into one sorter with maintenance_work_mem (SrmSorterBeginGist: each key
- * by its opclass's sortsupport, then heap TID, as PostgreSQL's GiST
- * tuplesort orders them), and the sorted stream goes to the loader
- * (gistload.c), which writes PostgreSQL's pages.  GiST builds no unique
- * indexes and PostgreSQL builds them serially, so there is one sorter and
- * no dead-row sort; but the loader's picksplit, most of the build, may run
- * in the workers PostgreSQL would plan for a parallel build (gistsplit.c),
- * which leaves the pages as they are.
+ * values, which the opclasses compress into leaf keys (buildscan.h); the
+ * index tuples go into one sorter with maintenance_work_mem
+ * (SrmSorterBeginGist: each key by its opclass's sortsupport, then heap
+ * TID, as PostgreSQL's GiST tuplesort orders them), and the sorted stream
+ * goes to the loader (gistload.c), which writes PostgreSQL's pages.  GiST
+ * builds no unique indexes, so there is no dead-row sort.
+ *
+ * PostgreSQL builds GiST indexes serially; srmsort uses the workers it
+ * would plan for a parallel build of the index (gistsplit.c decides: only
+ * under srmsort.parallel_build, when the index's expressions and predicate
+ * are parallel safe, and every support function the scan and the split
+ * call is PARALLEL SAFE).  First the participants scan and sort their shares of
+ * the table as a parallel btree build's do (pbuild.c; the parallel
+ * context runs them as the leader's user in its security-restricted
+ * context), and worker 0 merges them into the same sorted stream; then
+ * the loader's picksplit, most of the build, runs in a second context's
+ * workers (gistsplit.c), which leaves the pages as they are.  The errors of
+ * either context's workers reach the client as PostgreSQL's serial build
+ * raises them, without the "parallel worker" CONTEXT line.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -44,19 +54,22 @@
 #include "base/settings.h"
 #include "builds/armed.h"
 #include "builds/build.h"
+#include "builds/buildscan.h"
 #include "builds/gistbuild.h"
 #include "builds/gistload.h"
 #include "builds/gistsplit.h"
+#include "builds/pbuild.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
 
-/* The state of the build's heap scan. */
-typedef struct SrmGistScan
+/* What a build did, for its result and its trace. */
+typedef struct SrmGistBuilt
 {
-	GISTSTATE  *giststate;
-	SrmSorter  *sorter;
-	double		indtuples;
-} SrmGistScan;
+	double		reltuples;
+	BlockNumber npages;
+	SrmSortStats stats;
+	char	   *described;		/* the workers' parts, or NULL */
+} SrmGistBuilt;
 
 /*
  * gist_sorted_build
@@ -79,40 +92,82 @@ gist_sorted_build(Relation index)
 }
 
 /*
- * gist_scan_callback
- *		One row's index values, compressed into leaf keys, into the sort.
- */
-static void
-gist_scan_callback(Relation index, ItemPointer tid, Datum *values,
-				   bool *isnull, bool tupleIsAlive, void *state)
-{
-	SrmGistScan *st = (SrmGistScan *) state;
-	Datum		keys[INDEX_MAX_KEYS];
-	MemoryContext old;
-
-	/* the opclass's compression allocates: in tempCxt, reset per row */
-	old = MemoryContextSwitchTo(st->giststate->tempCxt);
-	gistCompressValues(st->giststate, index, values, isnull, true, keys);
-	MemoryContextSwitchTo(old);
-	SrmSorterPutIndexValues(st->sorter, index, tid, keys, isnull);
-	MemoryContextReset(st->giststate->tempCxt);
-	st->indtuples += 1;
-}
-
-/*
  * load
  *		The sorted stream into the loader (splitters: its workers, or
  *		NULL); returns the index's pages.
  */
 static BlockNumber
-load(Relation index, SrmGistScan *st, SrmGistSplitters *splitters)
+load(Relation index, SrmBuildState *st, SrmGistSplitters *splitters)
 {
 	SrmGistLoader *ld = SrmGistLoadBegin(index, st->giststate, splitters);
 	IndexTuple	itup;
 
-	while ((itup = SrmSorterGetIndexTuple(st->sorter)) != NULL)
+	while ((itup = SrmBuildNextLive(st)) != NULL)
 		SrmGistLoadAdd(ld, itup);
 	return SrmGistLoadFinish(ld);
+}
+
+/*
+ * join
+ *		"a; b" of two descriptions, either may be NULL.
+ */
+static char *
+join(char *a, char *b)
+{
+	if (a == NULL || b == NULL)
+		return a != NULL ? a : b;
+	return psprintf("%s; %s", a, b);
+}
+
+/*
+ * build
+ *		Scan, sort and load, with nworkers workers if any (see the file
+ *		header); the facts into *out.
+ */
+static void
+build(Relation heap, Relation index, IndexInfo *ii, SrmBuildState *st,
+	  int nworkers, double est_rows, double tuple_bytes, SrmGistBuilt *out)
+{
+	SrmParallelBuild *pb = NULL;
+	SrmGistSplitters *sp = NULL;
+
+	if (nworkers > 0)
+		pb = SrmParallelBegin(heap, index, ii, nworkers, est_rows,
+							  tuple_bytes);
+	if (pb != NULL)
+	{
+		out->reltuples = SrmParallelScan(pb, st, &ii->ii_BrokenHotChain);
+		SrmParallelWaitMerge(pb);
+	}
+	else
+	{
+		st->live = SrmSorterBeginGist(index, maintenance_work_mem, est_rows,
+									  SRM_SORT_NONE);
+		out->reltuples = table_index_build_scan(heap, index, ii, true, true,
+												SrmBuildCallback, st, NULL);
+		SrmSorterPerform(st->live);
+	}
+
+	if (nworkers > 0)
+		sp = SrmGistSplitBegin(index, nworkers);
+	out->npages = load(index, st, sp);
+
+	if (pb != NULL)
+	{
+		SrmParallelMergeStats(pb, &out->stats);
+		out->described = SrmParallelDescribe(pb);
+	}
+	else
+		SrmSorterGetStats(st->live, &out->stats);
+	if (sp != NULL)
+	{
+		out->described = join(out->described, SrmGistSplitDescribe(sp));
+		SrmGistSplitEnd(sp);
+	}
+	if (pb != NULL)
+		SrmParallelEnd(pb);
+	else
+		SrmSorterEnd(st->live);
 }
 
 /*
@@ -123,17 +178,15 @@ load(Relation index, SrmGistScan *st, SrmGistSplitters *splitters)
 IndexBuildResult *
 SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 {
-	SrmGistScan st;
+	SrmBuildState st;
+	SrmGistBuilt built;
 	IndexBuildResult *result;
-	double		reltuples;
 	double		est_rows;
 	double		tuple_bytes;
 	double		seconds;
-	BlockNumber npages = 0;
 	instr_time	start;
-	SrmGistSplitters *sp = NULL;
-	char	   *volatile described = NULL;
 	int			nworkers;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	/* claimed first, so that the swap is never redone for this index */
 	if (!SrmBuildClaim(RelationGetRelid(index)) || !gist_sorted_build(index) ||
@@ -146,29 +199,20 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
+	memset(&built, 0, sizeof(built));
 	st.giststate = initGISTstate(index);
 	st.giststate->tempCxt = createTempGistContext();
-	st.sorter = SrmSorterBeginGist(index, maintenance_work_mem, est_rows,
-								   SRM_SORT_NONE);
-	reltuples = table_index_build_scan(heap, index, ii, true, true,
-									   gist_scan_callback, &st, NULL);
-	SrmSorterPerform(st.sorter);
 
 	nworkers = SrmGistSplitWorkers(heap, index);
-	if (nworkers > 0)
-		sp = SrmGistSplitBegin(index, nworkers);
-	if (sp == NULL)
-		npages = load(index, &st, NULL);
+	if (nworkers == 0)
+		build(heap, index, ii, &st, 0, est_rows, tuple_bytes, &built);
 	else
 	{
-		MemoryContext cxt = CurrentMemoryContext;
-
 		/* PostgreSQL's build is serial: its errors name no worker */
 		PG_TRY();
 		{
-			npages = load(index, &st, sp);
-			described = SrmGistSplitDescribe(sp);
-			SrmGistSplitEnd(sp);
+			build(heap, index, ii, &st, nworkers, est_rows, tuple_bytes,
+				  &built);
 		}
 		PG_CATCH();
 		{
@@ -178,18 +222,13 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 	}
 
 	if (SrmTraceSeconds(start, &seconds))
-	{
-		SrmSortStats s;
-
-		SrmSorterGetStats(st.sorter, &s);
-		SrmBuildTrace(index, st.indtuples, npages, seconds, &s, described);
-	}
-	SrmSorterEnd(st.sorter);
+		SrmBuildTrace(index, st.indtuples, built.npages, seconds, &built.stats,
+					  built.described);
 	MemoryContextDelete(st.giststate->tempCxt);
 	freeGISTstate(st.giststate);
 
 	result = palloc(sizeof(IndexBuildResult));
-	result->heap_tuples = reltuples;
+	result->heap_tuples = built.reltuples;
 	result->index_tuples = st.indtuples;
 	return result;
 }

@@ -215,7 +215,13 @@ SrmGistSplitBatch(Relation index, GISTSTATE *gs, Page *pages, int npages,
 int
 SrmGistSplitWorkers(Relation heap, Relation index)
 {
-	/* what gistSplit, gistunion and the key's (de)compression call */
+	/*
+	 * What gistSplit, gistunion and the key's (de)compression call: the
+	 * scan's compression among them.  Not sortsupport, whose comparators a
+	 * parallel sort runs in its workers unchecked, as PostgreSQL's parallel
+	 * btree builds run the opclass's (PostGIS does not mark its GiST
+	 * sortsupport function PARALLEL SAFE; it only fills in a struct).
+	 */
 	static const int procs[] = {GIST_UNION_PROC, GIST_COMPRESS_PROC,
 		GIST_DECOMPRESS_PROC, GIST_PENALTY_PROC, GIST_PICKSPLIT_PROC,
 	GIST_EQUAL_PROC, GIST_OPTIONS_PROC};
@@ -235,7 +241,8 @@ SrmGistSplitWorkers(Relation heap, Relation index)
 		}
 
 	/*
-	 * The planner's look at the table for this: utility.c's hook acts on it
+	 * The planner's look at the table (and at the index's expressions and
+	 * predicate, which the scan evaluates) for this: utility.c's hook acts on it
 	 * only in a CONCURRENTLY statement, for an index not yet started, and
 	 * this one has been.
 	 */

@@ -41,9 +41,11 @@ extern void SrmGistSplitBatch(Relation index, GISTSTATE *gs, Page *pages,
 							  int npages, StringInfo out);
 
 /*
- * Workers for the picksplit of the build of index on heap: as many as
- * PostgreSQL would plan for a parallel build of it; 0 if none, or if a
- * support function the split calls is not PARALLEL SAFE.
+ * Workers for the build of index on heap (its scan and sort, and the
+ * picksplit): as many as PostgreSQL would plan for a parallel build of it
+ * (none if its expressions or predicate are not parallel safe); 0 if
+ * none, or if a support function the scan or the split calls is not
+ * PARALLEL SAFE.
  */
 extern int	SrmGistSplitWorkers(Relation heap, Relation index);
 

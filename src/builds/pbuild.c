@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * pbuild.c
- *	  Parallel btree builds through srmsort.
+ *	  Parallel btree and sorted GiST builds through srmsort.
  *
  * When PostgreSQL plans workers for a btree build (plan_create_index_workers
  * sets ii_ParallelWorkers, from max_parallel_maintenance_workers, the
  * table's size and the parallel_workers reloption), srmsort launches them
- * in a parallel context of its own, as nbtsort.c does for core's build:
+ * in a parallel context of its own, as nbtsort.c does for core's build
+ * (gistbuild.c does the same for a sorted GiST build, which PostgreSQL
+ * builds serially, when it may: see there):
  * each participant -- the workers and, unless parallel_leader_participation
  * is off, the leader -- joins one parallel table scan, feeds its share of
  * the index tuples into its own sorters (maintenance_work_mem divided among
@@ -18,7 +20,10 @@
  * maintenance_work_mem, merges them in one SRM merge and sends the tuples
  * through a shm_mq to the leader, which loads the btree from them (and
  * from its own merge of the dead tuples) exactly as after a serial scan:
- * the merge and the load, the build's serial tail, run on two CPUs.
+ * the merge and the load, the build's serial tail, run on two CPUs.  A GiST
+ * build's participants compress the keys with the operator classes (each
+ * with its own GISTSTATE) and sort them in GiST's order (sortsupport, then
+ * heap TID): the merged stream is the serial build's, tuple for tuple.
  *
  * Workfiles live in SharedFileSets in the parallel context's DSM segment
  * (disks.c), so they outlive the participant that wrote them and are
@@ -47,7 +52,9 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_am_d.h"
 #include "commands/progress.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
@@ -88,6 +95,7 @@ typedef struct SrmPBShared
 {
 	Oid			heaprelid;
 	Oid			indexrelid;
+	bool		gist;			/* a sorted GiST build */
 	bool		isunique;
 	bool		isconcurrent;
 	int			nworkers;		/* requested: numbers the files */
@@ -96,7 +104,10 @@ typedef struct SrmPBShared
 	uint64		queryid;
 
 	ConditionVariable workersdonecv;
+	ConditionVariable barriercv;	/* srmsort.debug_scan_barrier */
 	slock_t		mutex;
+	int			nscanners;		/* participants launched, for the barrier */
+	int			narrived;		/* ... and those at it */
 	int			nparticipantsdone;
 	int			nlaunched;		/* participants launched, set by the leader
 								 * once they are (0 until then) */
@@ -176,6 +187,18 @@ adopt_runs(SrmPBShared *sh, SrmSorter *s, bool dead)
 }
 
 /*
+ * begin_sorter
+ *		A sorter of the index's tuples, in its order, with memKB.
+ */
+static SrmSorter *
+begin_sorter(SrmPBShared *sh, Relation heap, Relation index, int memKB)
+{
+	if (sh->gist)
+		return SrmSorterBeginGist(index, memKB, 0, SRM_SORT_NONE);
+	return SrmSorterBeginIndex(heap, index, memKB, 0, SRM_SORT_NONE);
+}
+
+/*
  * merge_sorter
  *		A sorter for the merge of every participant's live (or dead) runs,
  *		with memKB, writing its intermediate merges to the merge's files.
@@ -194,7 +217,7 @@ merge_sorter(SrmPBShared *sh, Relation heap, Relation index, int memKB,
 		live_file(sh, sh->nworkers + 1);
 	share.peer_first = dead ? dead_file(sh, 0) : live_file(sh, 0);
 	share.npeers = sh->nworkers + 1;
-	s = SrmSorterBeginIndex(heap, index, memKB, 0, SRM_SORT_NONE);
+	s = begin_sorter(sh, heap, index, memKB);
 	SrmSorterUseShared(s, &share);
 	adopt_runs(sh, s, dead);
 	return s;
@@ -213,6 +236,46 @@ participant_mem(int nparticipants)
 	return maintenance_work_mem / nparticipants;
 }
 
+/* A participant's scan under srmsort.debug_scan_barrier. */
+typedef struct SrmPBBarrierScan
+{
+	SrmBuildState *st;
+	SrmPBShared *sh;
+	bool		arrived;
+} SrmPBBarrierScan;
+
+/*
+ * arrive
+ *		srmsort.debug_scan_barrier: wait until every participant has a row
+ *		of its own (or has ended its scan without one).  A participant
+ *		holds the block of its first row meanwhile, so none can take all.
+ */
+static void
+arrive(SrmPBBarrierScan *bs)
+{
+	SrmPBShared *sh = bs->sh;
+
+	bs->arrived = true;
+	SpinLockAcquire(&sh->mutex);
+	sh->narrived++;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->barriercv);
+	SrmPStreamWaitAll(&sh->barriercv, &sh->mutex, &sh->narrived,
+					  &sh->nscanners);
+}
+
+/* SrmBuildCallback, after the barrier at the first row */
+static void
+barrier_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+				 bool tupleIsAlive, void *state)
+{
+	SrmPBBarrierScan *bs = (SrmPBBarrierScan *) state;
+
+	if (!bs->arrived)
+		arrive(bs);
+	SrmBuildCallback(index, tid, values, isnull, tupleIsAlive, bs->st);
+}
+
 /*
  * scan_and_sort
  *		One participant's part: join the parallel scan, form runs of its
@@ -226,6 +289,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 {
 	SrmBuildState st;
 	SrmSorterShare share;
+	SrmPBBarrierScan bs;
 	IndexInfo  *ii;
 	TableScanDesc scan;
 	double		reltuples;
@@ -238,7 +302,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	SrmPStreamParticipantShare(&share, &sh->disks, sh->block_size,
 							   live_file(sh, p), q, n);
 
-	st.live = SrmSorterBeginIndex(heap, index, sortmem, 0, SRM_SORT_NONE);
+	st.live = begin_sorter(sh, heap, index, sortmem);
 	SrmSorterUseShared(st.live, &share);
 	if (sh->isunique)
 	{
@@ -249,11 +313,33 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 		SrmSorterUseShared(st.dead, &share);
 	}
 
+	if (sh->gist)
+	{
+		st.giststate = initGISTstate(index);
+		st.giststate->tempCxt = createTempGistContext();
+	}
+
 	ii = BuildIndexInfo(index);
 	ii->ii_Concurrent = sh->isconcurrent;
 	scan = SrmTableBeginScanParallel(heap, ParallelTableScanFromShared(sh));
-	reltuples = table_index_build_scan(heap, index, ii, true, progress,
-									   SrmBuildCallback, &st, scan);
+	if (!srmsort_debug_scan_barrier)
+		reltuples = table_index_build_scan(heap, index, ii, true, progress,
+										   SrmBuildCallback, &st, scan);
+	else
+	{
+		bs.st = &st;
+		bs.sh = sh;
+		bs.arrived = false;
+		reltuples = table_index_build_scan(heap, index, ii, true, progress,
+										   barrier_callback, &bs, scan);
+		if (!bs.arrived)
+			arrive(&bs);
+	}
+	if (st.giststate != NULL)
+	{
+		MemoryContextDelete(st.giststate->tempCxt);
+		freeGISTstate(st.giststate);
+	}
 
 	SrmSorterFinishRuns(st.live);
 	if (st.dead != NULL)
@@ -372,12 +458,14 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	}
 	sh->heaprelid = RelationGetRelid(heap);
 	sh->indexrelid = RelationGetRelid(index);
+	sh->gist = index->rd_rel->relam == GIST_AM_OID;
 	sh->isunique = ii->ii_Unique;
 	sh->isconcurrent = ii->ii_Concurrent;
 	sh->nworkers = nworkers;
 	sh->nparticipants = nparticipants;
 	sh->queryid = pgstat_get_my_query_id();
 	ConditionVariableInit(&sh->workersdonecv);
+	ConditionVariableInit(&sh->barriercv);
 	SpinLockInit(&sh->mutex);
 	sh->block_size = SrmPStreamDisks(&pb->ps, &sh->disks, 2 * (nworkers + 2),
 									 nparticipants, estRows, tupleBytes);
@@ -395,6 +483,10 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	}
 	pb->nparticipants = pb->ps.pcxt->nworkers_launched +
 		(pb->leader_participates ? 1 : 0);
+	SpinLockAcquire(&sh->mutex);
+	sh->nscanners = pb->nparticipants;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->barriercv);
 	return pb;
 }
 
@@ -476,12 +568,36 @@ SrmParallelDescribe(SrmParallelBuild *pb)
 	SrmPBShared *sh = pb->shared;
 	int64		runs[SRM_PB_MAX_WORKERS + 1];
 	int			p;
+	char	   *desc;
+	StringInfoData buf;
+	bool		first = true;
 
 	for (p = 0; p <= sh->nworkers; p++)
 		runs[p] = sh->parts[p].done ?
 			sh->parts[p].live_runs + sh->parts[p].dead_runs : -1;
-	return SrmPStreamDescribe(pb->nparticipants, pb->ps.pcxt->nworkers_launched,
+	desc = SrmPStreamDescribe(pb->nparticipants, pb->ps.pcxt->nworkers_launched,
 							  pb->leader_participates, sh->nworkers, runs);
+	if (!sh->gist)
+		return desc;
+
+	/* a GiST build's scan is serial in PostgreSQL: show each share */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s, tuples per participant ", desc);
+	for (p = 0; p <= sh->nworkers; p++)
+	{
+		if (!sh->parts[p].done)
+			continue;
+		if (first)
+			first = false;
+		else
+			appendStringInfoString(&buf, ", ");
+		if (p == sh->nworkers)
+			appendStringInfoString(&buf, "leader");
+		else
+			appendStringInfo(&buf, "worker %d", p);
+		appendStringInfo(&buf, " %.0f", sh->parts[p].tuples);
+	}
+	return buf.data;
 }
 
 /*

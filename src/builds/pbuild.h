@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pbuild.h
- *	  Parallel btree builds through srmsort: participants form runs, worker
- *	  0 merges them all while the leader loads the btree.
+ *	  Parallel btree and sorted GiST builds through srmsort: participants
+ *	  form runs, worker 0 merges them all while the leader loads the index.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -25,7 +25,8 @@ typedef struct SrmParallelBuild SrmParallelBuild;
  * Start a parallel build with nworkers workers (the count PostgreSQL
  * planned, ii_ParallelWorkers), or NULL when none could be launched (the
  * caller builds serially).  estRows and tupleBytes (the heap's rows and
- * the index tuples' average size) choose the block size.
+ * the index tuples' average size) choose the block size.  A GiST index's
+ * participants compress the keys and sort them in GiST's order.
  */
 extern SrmParallelBuild *SrmParallelBegin(Relation heap, Relation index,
 										  IndexInfo *ii, int nworkers,
@@ -45,9 +46,19 @@ extern double SrmParallelScan(SrmParallelBuild *pb, SrmBuildState *st,
 /* Wait until worker 0's merge has sent its first tuples (or none). */
 extern void SrmParallelWaitMerge(SrmParallelBuild *pb);
 
-/* The next live tuple in btree order, valid until the next call; NULL at
+/* The next live tuple in the index's order, valid until the next call; NULL at
  * the end. */
 extern IndexTuple SrmParallelNextTuple(SrmParallelBuild *pb);
+
+/* The next live tuple of a build's scan: from its sorter, or from worker
+ * 0's merge; valid until the next call, NULL at the end. */
+static inline IndexTuple
+SrmBuildNextLive(SrmBuildState *st)
+{
+	if (st->live != NULL)
+		return SrmSorterGetIndexTuple(st->live);
+	return SrmParallelNextTuple(st->pipe);
+}
 
 /* The facts of worker 0's merge, once it has sent everything. */
 extern void SrmParallelMergeStats(SrmParallelBuild *pb, SrmSortStats *stats);

@@ -23,10 +23,14 @@ CREATE TABLE t AS SELECT i, (random() * 1e9)::int8 AS a FROM generate_series(1, 
 VACUUM ANALYZE t;
 });
 
-# the trace line: participants and their runs, then the merge
-$node->safe_psql('postgres', "CREATE INDEX t_a ON t (a)");
+# the trace line: participants and their runs, then the merge (the scan
+# barrier gives every participant rows of its own, so that a worker that
+# starts late on a busy machine still has its run)
 $node->safe_psql('postgres',
-	"SET parallel_leader_participation = off; CREATE UNIQUE INDEX t_i ON t (i)");
+	"SET srmsort.debug_scan_barrier = on; CREATE INDEX t_a ON t (a)");
+$node->safe_psql('postgres',
+	"SET srmsort.debug_scan_barrier = on; SET parallel_leader_participation = off;
+	 CREATE UNIQUE INDEX t_i ON t (i)");
 my $log = slurp_file($node->logfile);
 like($log,
 	qr/built index "t_a": 300000 tuples.*\n.*DETAIL:  Sort method external SRM merge, .*runs 3, .*; participants 3 \(2 workers and the leader\), runs per participant worker 0 1, worker 1 1, leader 1\./,

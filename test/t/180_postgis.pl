@@ -12,8 +12,9 @@
 # srmsort's trace names the index it built, every query returns rows, and
 # the planner answers each one through the index (else the comparison
 # would compare a sequential scan with itself).  Then: the picksplit in
-# parallel workers, page-identical too; a build that fails
-# in an expression gives PostgreSQL's error and leaves nothing behind.
+# parallel workers (the scan and the sort, then the picksplit),
+# page-identical too; a build that fails in an expression, serial or in a
+# worker, gives PostgreSQL's error and leaves nothing behind.
 #
 # Needs PostGIS, which test/run_tests.sh installs where Debian ships it for
 # the server (SRMSORT_POSTGIS); skipped where it does not (19).
@@ -190,11 +191,12 @@ check('n-d opclass (PostgreSQL builds)', 'CREATE INDEX %I ON gm USING gist (g gi
 check('buffering = on (PostgreSQL builds)', 'CREATE INDEX %I ON gm USING gist (g) WITH (buffering = on)',
 	[ "SELECT i FROM gm WHERE g && $env ORDER BY i" ], want => 'f|*|t');
 
-# With workers for the leaf level's picksplit (gistsplit.c: forced by
-# max_parallel_maintenance_workers = 2, min_parallel_table_scan_size = 0
-# and maintenance_work_mem for three participants): the trace names the
-# workers' divisions, the pages are PostgreSQL's, and index scans answer
-# as sequential scans.
+# With workers (forced by max_parallel_maintenance_workers = 2,
+# min_parallel_table_scan_size = 0 and maintenance_work_mem for three
+# participants) for the scan and sort (pbuild.c) and the leaf level's
+# picksplit (gistsplit.c): the trace names each participant's share of
+# the scan and the workers' divisions, the pages are PostgreSQL's, and
+# index scans answer as sequential scans.
 my $par = q{
 SET client_min_messages = log;
 SET maintenance_work_mem = '96MB';
@@ -202,19 +204,29 @@ SET max_parallel_maintenance_workers = 2;
 SET min_parallel_table_scan_size = 0;
 SET srmsort.min_input_size = 0;
 SET srmsort.trace = on;
+SET srmsort.debug_scan_barrier = on;
 SET extra_float_digits = 3;
 };
-for my $c (['points', 'pt', "SELECT i FROM gd WHERE pt && $env ORDER BY i"],
-	['polygons', 'poly', "SELECT i FROM gd WHERE poly && $env ORDER BY i"])
+for my $c (['points', 'gd', 'pt', "SELECT i FROM gd WHERE pt && $env ORDER BY i"],
+	['polygons', 'gd', 'poly', "SELECT i FROM gd WHERE poly && $env ORDER BY i"],
+	['NULLs, empties, duplicates', 'gm', 'g', "SELECT i FROM gm WHERE g && $env ORDER BY i"])
 {
-	my ($name, $col, $q) = @$c;
+	my ($name, $tab, $col, $q) = @$c;
 	$node->safe_psql('postgres',
-		"SET srmsort.create_index = off; CREATE INDEX gp_native ON gd USING gist ($col)");
+		"SET srmsort.create_index = off; CREATE INDEX gp_native ON $tab USING gist ($col)");
 	my ($ret, $out, $err) = $node->psql('postgres',
-		"$par CREATE INDEX gp_par ON gd USING gist ($col)");
+		"$par CREATE INDEX gp_par ON $tab USING gist ($col)");
 	is($ret, 0, "$name with workers: built") or diag($err);
 	my ($w0, $w1) = $err =~ /built index "gp_par".*\n.*leaf batches divided by 2 workers \(worker 0 (\d+), worker 1 (\d+)\)/;
 	ok(defined $w1 && $w0 >= 4 && $w1 >= 4, "$name with workers: both divided batches")
+	  or diag($err);
+	my ($total, $shares) = $err =~
+	  /built index "gp_par": (\d+) tuples.*\n.*participants 3 \(2 workers and the leader\), runs per participant [^;]*, tuples per participant ([^;]*);/;
+	my @share = ($shares // '') =~ /(?:worker \d|leader) (\d+)/g;
+	my $sum = 0;
+	$sum += $_ for @share;
+	ok(@share == 3 && !grep({ $_ == 0 } @share) && $sum == $total,
+		"$name with workers: three participants scanned ($shares)")
 	  or diag($err);
 	is($node->safe_psql('postgres', "SELECT srm_gist_pages_diff('gp_native', 'gp_par')"),
 		'0', "$name with workers: page-identical");
@@ -249,6 +261,17 @@ SELECT count(*) FROM pg_class WHERE relname = 'gw_fail';", on_error_stop => 0);
 	is_deeply([ SrmTest::temp_files($node) ], [], "bad expression ($ci): no workfile left");
 }
 is($fail{on}, $fail{off}, "bad expression: srmsort's build gives PostgreSQL's error");
+# the same in the workers' scan (the leader scans nothing)
+my ($pret, $pout, $perr) = $node->psql('postgres', "$par
+SET parallel_leader_participation = off;
+CREATE INDEX gw_fail ON gw USING gist (ST_GeomFromText(wkt));
+SELECT count(*) FROM pg_class WHERE relname = 'gw_fail';", on_error_stop => 0);
+# (psql's line numbers aside)
+s/^psql:<stdin>:\d+: //mg for $fail{off}, $perr;
+is(join("\n", grep { /(ERROR|HINT|CONTEXT|DETAIL):/ } split /\n/, $perr), $fail{off},
+	"bad expression in a worker's scan: PostgreSQL's error, no parallel worker");
+is($pout, '0', "bad expression in a worker's scan: no index left");
+is_deeply([ SrmTest::temp_files($node) ], [], "bad expression in a worker's scan: no workfile left");
 
 $node->stop;
 done_testing();

@@ -1,15 +1,19 @@
-# GiST sorted builds whose leaf picksplit runs in parallel workers
-# (gistsplit.c): with workers forced (max_parallel_maintenance_workers = 2,
+# GiST sorted builds in parallel workers: the participants scan and sort
+# their shares of the table (pbuild.c), worker 0 merges them, and the
+# leaf picksplit runs in a second context's workers (gistsplit.c).  With
+# workers forced (max_parallel_maintenance_workers = 2,
 # min_parallel_table_scan_size = 0, maintenance_work_mem for three
 # participants), srmsort's pages are PostgreSQL's (pageinspect's
 # gist_page_items, flags and right links) and byte for byte those of
-# srmsort's serial build (but for the LSN and checksum), the trace says
-# how many batches each worker and the leader divided, index scans answer
-# as sequential scans do, and amcheck's gist_index_check passes where it
-# exists.  A support function that is not PARALLEL SAFE, or
-# srmsort.parallel_build = off, keeps the build serial; an error in a
-# worker fails the build as the serial build's error would, leaving
-# nothing behind.
+# srmsort's serial build (but for the LSN and checksum), also with NULLs,
+# an expression, a predicate and broken HOT chains (indcheckxmin as
+# PostgreSQL sets it); the trace says how many tuples each participant
+# scanned and how many batches each worker and the leader divided, index
+# scans answer as sequential scans do, and amcheck's gist_index_check
+# passes where it exists.  A support function that is not PARALLEL SAFE,
+# or srmsort.parallel_build = off, keeps the build (or its scan) serial;
+# an error in a worker's scan or split fails the build with PostgreSQL's
+# serial build's error, leaving nothing behind.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -22,6 +26,8 @@ my $node = SrmTest::node('gistpar', extra_conf =>
 	  "maintenance_work_mem = '96MB'\nsrmsort.min_input_size = 0\n"
 	  . "max_parallel_maintenance_workers = 2\nmin_parallel_table_scan_size = 0\n"
 	  . "srmsort.trace = on\n"
+	  # every participant scans a share, however late its process starts
+	  . "srmsort.debug_scan_barrier = on\n"
 	  . "srmsort.tablespaces = 'srm_d0, srm_d1, srm_d2, srm_d3'\n");
 $node->safe_psql('postgres',
 	slurp_file(dirname(__FILE__) . '/../../sql/05_helpers.sql'));
@@ -29,7 +35,8 @@ $node->safe_psql('postgres', q{
 SELECT setseed(0.3);
 CREATE TABLE gp AS
 SELECT i, point(random() * 1000, random() * 1000) AS p,
-       point((i % 300) / 10, (i % 7)) AS pd
+       point((i % 300) / 10, (i % 7)) AS pd,
+       CASE WHEN i % 11 <> 0 THEN point(random() * 1000, random() * 1000) END AS pn
   FROM generate_series(1, 200000) i;
 VACUUM ANALYZE gp;
 -- the bytes of every page after its LSN and checksum
@@ -49,11 +56,13 @@ my $gist_check = $node->safe_psql('postgres',
 	"SELECT count(*) > 0 FROM pg_proc WHERE proname = 'gist_index_check'") eq 't';
 
 # Build stmt (%s: the index's name) by PostgreSQL, by srmsort serially and
-# by srmsort with workers (settings: more for the last); compare.
+# by srmsort with workers (settings: more for the last; nscan: the
+# participants expected to scan); compare.
 sub check
 {
-	my ($name, $stmt, $queries, $settings) = @_;
+	my ($name, $stmt, $queries, $settings, $nscan) = @_;
 	$settings //= '';
+	$nscan //= 3;
 	my $native = "${name}_native";
 	my $serial = "${name}_serial";
 	my $par = "${name}_par";
@@ -72,6 +81,19 @@ sub check
 	$w0 //= 0; $w1 //= 0; $leader //= 0;
 	# the leader divides only when both workers have 4 batches in flight
 	ok($w0 >= 4 && $w1 >= 4, "$name: each worker divided batches ($w0, $w1, leader $leader)");
+
+	# the scan's participants: each scanned a share, together every row
+	my ($total, $nparts, $shares) = $log =~
+	  /built index "$par": (\d+) tuples.*\n.*DETAIL: .*; participants (\d+) \([^)]*\), runs per participant [^;]*, tuples per participant ([^;]*); leaf batches/;
+	ok(defined $shares, "$name: the trace names the scan's participants")
+	  or diag($log);
+	my %share = map { /^(.*) (\d+)$/ ? ($1 => $2) : () } split /, /, ($shares // '');
+	is($nparts, $nscan, "$name: $nscan participants scanned");
+	is(scalar(keys %share), $nscan, "$name: each reported its share ($shares)");
+	ok(!grep({ $_ == 0 } values %share), "$name: each scanned some");
+	my $sum = 0;
+	$sum += $_ for values %share;
+	is($sum, $total // -1, "$name: the shares add up to the index's tuples");
 
 	is($node->safe_psql('postgres',
 			"SELECT srm_gist_pages_diff('$native', '$par'), srm_gist_pages_diff('$native', '$serial'),
@@ -98,12 +120,49 @@ check('gp_multi', 'CREATE INDEX %s ON gp USING gist (pd, p) INCLUDE (i)', [
 	'SELECT i FROM gp WHERE pd ~= point \'(7,1)\' AND p <@ box \'((0,0),(500,500))\' ORDER BY i' ]);
 my (undef, undef, $leader) = check('gp_noleader', 'CREATE INDEX %s ON gp USING gist (p)',
 	[ 'SELECT i FROM gp WHERE p <@ box \'((10,10),(30,40))\' ORDER BY i' ],
-	'SET parallel_leader_participation = off; ');
+	'SET parallel_leader_participation = off; ', 2);
 is($leader, 0, 'parallel_leader_participation = off: the leader divides none');
+# NULLs (last, in the sort), an expression, a predicate: in the workers
+check('gp_nulls', 'CREATE INDEX %s ON gp USING gist (pn)', [
+	'SELECT i, pn FROM gp WHERE pn <@ box \'((100,100),(160,130))\' ORDER BY i',
+	'SELECT count(*) FROM gp WHERE pn IS NULL' ]);
+check('gp_expr', 'CREATE INDEX %s ON gp USING gist (point(p[0] + i % 5, p[1] - i % 3))', [
+	'SELECT i FROM gp WHERE point(p[0] + i % 5, p[1] - i % 3) <@ box \'((100,100),(150,140))\' ORDER BY i' ]);
+check('gp_part', 'CREATE INDEX %s ON gp USING gist (p) WHERE i % 3 <> 0', [
+	'SELECT i FROM gp WHERE p <@ box \'((300,300),(350,340))\' AND i % 3 <> 0 ORDER BY i' ]);
+
+# broken HOT chains: rows HOT-updated while an older snapshot can still see
+# their old versions; the build skips those and sets indcheckxmin, as
+# PostgreSQL's (parallel) scan does
+$node->safe_psql('postgres', q{
+CREATE TABLE gh WITH (fillfactor = 50) AS
+SELECT i, point(random() * 1000, random() * 1000) AS p FROM generate_series(1, 100000) i;
+VACUUM ANALYZE gh;
+});
+my $holder = $node->background_psql('postgres');
+$holder->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM gh');
+$node->safe_psql('postgres',
+	'UPDATE gh SET p = point(p[1], p[0]) WHERE i % 4 = 0');
+my $log_at = -s $node->logfile;
+$node->safe_psql('postgres', q{
+SET srmsort.create_index = off; CREATE INDEX gh_native ON gh USING gist (p);
+RESET srmsort.create_index; CREATE INDEX gh_par ON gh USING gist (p);
+});
+like(substr(slurp_file($node->logfile), $log_at),
+	qr/built index "gh_par".*\n.*DETAIL: .*participants 3 .*tuples per participant/,
+	'gh: the scan was parallel');
+is($node->safe_psql('postgres',
+		"SELECT string_agg(indexrelid::regclass::text || ' ' || indcheckxmin, ', ' ORDER BY indexrelid::regclass::text)
+		   FROM pg_index WHERE indrelid = 'gh'::regclass"),
+	'gh_native true, gh_par true', 'gh: broken HOT chains set indcheckxmin, as for PostgreSQL');
+is($node->safe_psql('postgres', "SELECT srm_gist_pages_diff('gh_native', 'gh_par')"),
+	'0', "gh: PostgreSQL's pages");
+$holder->query_safe('COMMIT');
+$holder->quit;
 
 # serial builds: srmsort.parallel_build = off, a support function not
 # PARALLEL SAFE
-my $log_at = -s $node->logfile;
+$log_at = -s $node->logfile;
 $node->safe_psql('postgres', q{
 SET srmsort.parallel_build = off;
 CREATE INDEX gp_s1 ON gp USING gist (p);
@@ -132,6 +191,22 @@ like($err, qr/ERROR:  srmsort: debug_gist_split_fail at batch 3/,
 	'an error in a worker fails the build');
 unlike($err, qr/parallel worker/, 'and names no parallel worker');
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'gp_fail'"),
+	'0', 'no index left');
+
+# an error in the workers' scan (an expression failing on some rows; the
+# leader does not scan): PostgreSQL's serial build's error, no more
+my $bad = 'CREATE INDEX gp_bad ON gp USING gist (point(p[0], 1 / (i % 5000)))';
+my (undef, undef, $err_native) = $node->psql('postgres',
+	"SET srmsort.create_index = off; $bad");
+$log_at = -s $node->logfile;
+($ret, $out, $err) = $node->psql('postgres',
+	"SET parallel_leader_participation = off; $bad");
+like($err_native, qr/ERROR:  division by zero/, "PostgreSQL's build fails");
+is($err, $err_native, "an error in a worker's scan: PostgreSQL's error, no parallel worker");
+# (the server log has the worker's error, then the leader's)
+my @raised = substr(slurp_file($node->logfile), $log_at) =~ /ERROR:  division by zero/g;
+cmp_ok(scalar(@raised), '>=', 2, '(which a worker raised)');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'gp_bad'"),
 	'0', 'no index left');
 
 # nothing left behind: no parallel worker, no temporary file
