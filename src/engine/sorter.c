@@ -92,6 +92,7 @@ StaticAssertDecl(lengthof(state_names) == SS_FINALMERGE + 1,
 				 "a name for every sorter state");
 
 static void sorter_reset_callback(void *arg);
+static void put_slot(SrmSorter *s, TupleTableSlot *slot);
 
 /*
  * sorter_create
@@ -513,19 +514,16 @@ make_room(SrmSorter *s, Size len)
 }
 
 /*
- * added
- *		Bookkeeping after a tuple of len bytes at copy joined the load.
- *		Inline: every input row passes here.
+ * counted
+ *		Bookkeeping after a tuple of len bytes joined the load (and its
+ *		array).  Inline: every input row passes here.
  */
 static pg_attribute_always_inline void
-added(SrmSorter *s, void *copy, Size len)
+counted(SrmSorter *s, Size len)
 {
-	SrmMemLoad *load = &s->load;
-
-	SrmMemLoadAdd(load, copy, len);
-	if (unlikely(SrmKeysAbortDue(s->keys, load->ntuples)) &&
+	if (unlikely(SrmKeysAbortDue(s->keys, s->load.ntuples)) &&
 		s->state == SS_INITIAL)
-		SrmKeysConsiderAbort(s->keys, load->tuples, load->ntuples);
+		SrmKeysConsiderAbort(s->keys, s->load.tuples, s->load.ntuples);
 	s->tuples++;
 	s->input_bytes += len;
 
@@ -534,8 +532,16 @@ added(SrmSorter *s, void *copy, Size len)
 	 * it (go_external, Perform) or asking for the facts notes it; later,
 	 * loads are written and memory comes back, so look now and then.
 	 */
-	if (s->tuples % 1024 == 0 && s->state != SS_INITIAL)
+	if ((s->tuples & 1023) == 0 && s->state != SS_INITIAL)
 		SrmSorterNoteMem(s, 0);
+}
+
+/* counted, for a tuple of len bytes at copy not yet in the array */
+static pg_attribute_always_inline void
+added(SrmSorter *s, void *copy, Size len)
+{
+	SrmMemLoadAdd(&s->load, copy, len);
+	counted(s, len);
 }
 
 /*
@@ -562,6 +568,27 @@ put_tuple(SrmSorter *s, const void *tuple, Size len)
  */
 void
 SrmSorterPutSlot(SrmSorter *s, TupleTableSlot *slot)
+{
+	HeapTuple	htup;
+	Size		len;
+
+	/* a scan's row while the load has room: none of the others' tests */
+	if (likely(TTS_IS_BUFFERTUPLE(slot)) &&
+		(htup = ((HeapTupleTableSlot *) slot)->tuple) != NULL &&
+		s->load.fmt.heap &&
+		(s->state == SS_INITIAL || s->state == SS_BUILDRUNS) &&
+		(len = SrmMemLoadPutHeap(&s->load, (const char *) htup->t_data,
+								 htup->t_len)) != 0)
+	{
+		counted(s, len);
+		return;
+	}
+	put_slot(s, slot);
+}
+
+/* SrmSorterPutSlot's general way */
+static pg_noinline void
+put_slot(SrmSorter *s, TupleTableSlot *slot)
 {
 	check_loading(s, "SrmSorterPutSlot");
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))

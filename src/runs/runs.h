@@ -47,6 +47,13 @@ typedef struct SrmMemLoad
 	Size		ix_size;		/* ... the size of its tuples without NULLs */
 	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
 	uint32		lent_save;		/* the bytes its t_len covers */
+	/*
+	 * Heap sorts on one integer column of 8 bytes (the common case): its
+	 * normalized key is the column's bits xor int8_xor (sign and DESC),
+	 * read in place by SrmMemLoadPutHeap without the format's tests.
+	 */
+	bool		int8_key;
+	uint64		int8_xor;
 } SrmMemLoad;
 
 /*
@@ -75,7 +82,7 @@ extern void SrmMemLoadRelease(SrmMemLoad *load);
 static inline Size
 SrmMemLoadSpace(SrmMemLoad *load, Size len)
 {
-	if (load->keys->kind == SRM_KEYS_HEAP)
+	if (load->fmt.heap)
 		return MAXALIGN(len - SRM_ARENA_SKIP);
 	return MAXALIGN(len);
 }
@@ -97,7 +104,7 @@ SrmMemLoadAlloc(SrmMemLoad *load, Size len)
 	p = load->arena_pos;
 	load->arena_pos += space;
 	load->arena_left -= space;
-	if (load->keys->kind == SRM_KEYS_HEAP)
+	if (load->fmt.heap)
 		p -= SRM_ARENA_SKIP;
 	return p;
 }
@@ -137,6 +144,59 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 }
 
 /*
+ * SrmMemLoadPutHeap
+ *		A heap sort's common input: copy the heap tuple body htup (t_len
+ *		bytes) into the arena as a MinimalTuple and append it, returning its
+ *		length; 0, with nothing done, if the array or the open chunk is full
+ *		(the caller's general way makes room).  Always inline, for the input
+ *		loop: no tests of the sort kind, one per tuple of the key's.
+ */
+static pg_attribute_always_inline Size
+SrmMemLoadPutHeap(SrmMemLoad *load, const char *htup, uint32 t_len)
+{
+	Size		len = t_len - MINIMAL_TUPLE_OFFSET;
+	Size		space = MAXALIGN(len - SRM_ARENA_SKIP);
+	char	   *p = load->arena_pos;
+	char	   *mt = p - SRM_ARENA_SKIP;
+	SrmTuple   *t;
+	uint16		infomask2,
+				infomask;
+	int64		v;
+
+	Assert(load->fmt.heap);
+	if (unlikely(load->ntuples >= load->maxtuples ||
+				 space > load->arena_left))
+		return 0;
+	load->arena_pos = p + space;
+	load->arena_left -= space;
+	SrmRecCopy(p, htup + MINIMAL_TUPLE_OFFSET + SRM_ARENA_SKIP,
+			   len - SRM_ARENA_SKIP);
+	if (!load->int8_key)
+	{
+		SrmMemLoadAdd(load, mt, len);
+		return len;
+	}
+	t = &load->tuples[load->ntuples++];
+	t->tuple = mt;
+	t->len = (uint32) len;
+	memcpy(&infomask2, mt + MINIMAL_TUPLE_DATA_OFFSET, sizeof(uint16));
+	memcpy(&infomask, mt + MINIMAL_TUPLE_DATA_OFFSET + sizeof(uint16),
+		   sizeof(uint16));
+	if (unlikely((infomask & HEAP_HASNULL) ||
+				 (infomask2 & HEAP_NATTS_MASK) <= load->fmt.last_att))
+	{
+		SrmMemLoadAddSlow(load, t);
+		return len;
+	}
+	memcpy(&v, mt + ((const MinimalTupleData *) mt)->t_hoff -
+		   MINIMAL_TUPLE_OFFSET + load->fmt.key_off, sizeof(int64));
+	t->datum1 = (Datum) ((uint64) v ^ load->int8_xor);
+	t->nrank = SRM_NRANK_VALUE;
+	t->isnull1 = false;
+	return len;
+}
+
+/*
  * SrmMemLoadGet
  *		Tuple i of the load, complete (a heap tuple's t_len written in
  *		place, over its neighbour's bytes, until the next call), for the
@@ -152,7 +212,7 @@ SrmMemLoadGet(SrmMemLoad *load, int64 i)
 	if (lent != NULL)
 		memcpy(lent, &load->lent_save, sizeof(uint32));
 	load->lent = NULL;
-	if (load->keys->kind == SRM_KEYS_HEAP)
+	if (load->fmt.heap)
 	{
 		memcpy(&load->lent_save, t->tuple, sizeof(uint32));
 		load->lent = t->tuple;
