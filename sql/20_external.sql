@@ -296,6 +296,7 @@ RESET enable_hashagg;
 -- srmsort.huge_pages: an in-memory sort's arena in transparent huge pages
 -- (budgets of 32MB and more) or in ordinary ones, the same rows
 SET work_mem = '64MB';
+SET srmsort.huge_pages = on;
 SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k, i', 'k', 'i');
 SET srmsort.huge_pages = off;
 SELECT * FROM srm_diff('SELECT * FROM rdx ORDER BY k, i', 'k', 'i');

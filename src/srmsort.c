@@ -204,10 +204,10 @@ define_settings(void)
 
 	DefineCustomBoolVariable("srmsort.huge_pages",
 							 "Offers in-memory sort arenas of 32MB budgets and up to transparent huge pages.",
-							 "Fewer TLB misses when a sort visits its tuples in sorted order; "
-							 "off when fresh huge pages are costly to fault in (virtual "
-							 "machines whose host takes free memory back).",
-							 &srmsort_huge_pages, true, PGC_USERSET, 0,
+							 "Fewer TLB misses when a sort visits its tuples in sorted order, "
+							 "but on virtual machines whose host takes free memory back, "
+							 "fresh huge pages can cost more to fault in than they save.",
+							 &srmsort_huge_pages, false, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("srmsort.io_method",

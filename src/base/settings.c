@@ -40,7 +40,7 @@ bool		srmsort_create_index = true;
 bool		srmsort_parallel_build = true;
 bool		srmsort_cluster = true;
 bool		srmsort_parallel_sort = true;
-bool		srmsort_huge_pages = true;
+bool		srmsort_huge_pages = false;
 
 bool		srmsort_debug_fail_io_uring = false;
 bool		srmsort_debug_no_slot_reuse = false;
