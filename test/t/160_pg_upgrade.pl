@@ -21,7 +21,7 @@ plan skip_all => 'pg_upgrade from 18 runs under 19 with 18 installed beside it'
 my $repo = "$FindBin::RealBin/../..";
 my $src = PostgreSQL::Test::Utils::tempdir('srmsort18');
 my $stage = SrmTest::abs_tempdir();
-system("cd '$repo' && tar cf - Makefile ./*.control ./*.sql src | (cd '$src' && tar xf -)") == 0
+system("cd '$repo' && tar cf - --exclude='*.o' --exclude='*.so' --exclude='*.bc' Makefile ./*.control ./*.sql src | (cd '$src' && tar xf -)") == 0
   or die "cannot copy the sources";
 my $make = "make -s -C '$src' PG_CONFIG=$old_prefix/bin/pg_config with_llvm=no";
 ok(system("$make -j2 >'$src/build.log' 2>&1 && $make install DESTDIR='$stage' >>'$src/build.log' 2>&1") == 0,
