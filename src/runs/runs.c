@@ -135,7 +135,9 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	{
 		int			off = SrmFixedAttsEnd(keys->tupdesc, keys->tupdesc->natts);
 
-		load->ix_fixed = off >= 0;
+		/* too large for an index tuple: index_form_tuple's error */
+		load->ix_fixed = off >= 0 &&
+			MAXALIGN(IndexInfoFindDataOffset(0) + off) <= INDEX_SIZE_MASK;
 		if (load->ix_fixed)
 		{
 			TupleDesc	desc = keys->tupdesc;
