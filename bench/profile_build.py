@@ -40,6 +40,11 @@ def part_of(path):
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("desc: Trigger:"):
+                # srmsort's leader waiting for worker 0's merge: a few
+                # hundred instructions, and callgrind may dump only after
+                # it; what precedes is the leader's input
+                if "SrmParallelWaitMerge" in line:
+                    return "before"
                 if "--dump-before" in line:
                     return "before"
                 if "--dump-after" in line:
@@ -193,7 +198,11 @@ def btree_table(costs, totals, n, srm):
     k = 1 if srm else 0
     put = fsum(b, names=(BT_PUT[k],))
     form = fsum(b, names=BT_FORM[k])
-    runs = fsum(b, names=BT_RUNS[k])
+    # a parallel participant's last load, sorted and written for the
+    # merge after its input (srmsort; PostgreSQL's workers do it in
+    # tuplesort_performsort)
+    export = fsum(b, names=("SrmSorterFinishRuns",)) if srm else 0
+    runs = max(0, fsum(b, names=BT_RUNS[k]) - export)
     # the backend's stream, and a worker's merge that feeds it (srmsort's
     # worker 0)
     get = fsum(a, names=BT_GET[k])
@@ -204,12 +213,16 @@ def btree_table(costs, totals, n, srm):
         "| phase | instr/row | share of the build |",
         "|---|---|---|",
         row("heap scan, FormIndexDatum, the callback (before the sort is performed, less the put)",
-            totals["before"] - put, n, total),
+            totals["before"] - put - export, n, total),
         row("sort input: the index tuple formed and put (%s)" % BT_PUT[k], put, n, total),
-        row("  of which forming the tuple (%s)" % ", ".join(BT_FORM[k]), form, n, total),
+        row("  of which forming the tuple (%s%s)" % (", ".join(BT_FORM[k]),
+                                                     "; inline when every column has a fixed"
+                                                     " length" if srm else ""), form, n, total),
         row("  of which run formation: full loads sorted and written (%s)" % BT_RUNS[k][0],
             runs, n, total),
         row("  the rest: copy, key, bookkeeping", put - form - runs, n, total),
+        row("a participant's last load sorted and written for the merge (SrmSorterFinishRuns)",
+            export, n, total) if export else None,
         row("sort perform (%s)" % ("SrmSorterPerform, SrmParallelWaitMerge" if srm
                                    else "tuplesort_performsort"),
             totals.get("perform", 0), n, total),
@@ -223,7 +236,8 @@ def btree_table(costs, totals, n, srm):
             % ("" if srm else ", PageAddItem, CopyIndexTuple"), load_named, n, total),
         row("**the build** (index_build and the workers' build functions)", total, n, total),
     ]
-    sort = put - form + totals.get("perform", 0) + get + merge_w
+    lines = [l for l in lines if l]
+    sort = put - form + export + totals.get("perform", 0) + get + merge_w
     lines.append(row("**the sort** (input less forming + perform + output)", sort, n, total))
     return lines, total, sort
 
@@ -267,6 +281,7 @@ def main():
     print("Inclusive costs inside index_build and the parallel workers' build")
     print("functions, summed over the processes of each run.\n")
     gist = {}
+    busiest = {}
     for tag in tags:
         case, sys_ = tag.rsplit("-", 1)
         costs, totals, procs = load(a.dir, tag)
@@ -288,6 +303,7 @@ def main():
         elif case.startswith("btree"):
             lines, total, sort = btree_table(costs, totals, n, sys_ == "srm")
             gist[(case, sys_)] = (total, sort)
+            busiest[(case, sys_)] = max(procs.values())
         else:
             lines, total, sort = other_table(costs, totals, n)
         print("\n".join(lines))
@@ -303,8 +319,18 @@ def main():
             print("* PostgreSQL's build less its sort: %.0f per row; with a sort that cost"
                   " nothing the ratio would be at most %.2f" % ((nt - ns) / n, nt / (nt - ns)))
             print("* srmsort's build less its sort: %.0f per row (PostgreSQL's: %.0f);"
-                  " were srmsort's sort free, the ratio would be at most %.2f\n"
+                  " were srmsort's sort free, the ratio would be at most %.2f"
                   % ((st - ss) / n, (nt - ns) / n, nt / (st - ss)))
+            bn, bs = busiest.get((case, "native")), busiest.get((case, "srm"))
+            if bn and bs and bn != nt:
+                print("* the busiest process (the critical path, a CPU each), PostgreSQL / srmsort:"
+                      " %.0f / %.0f per row = %.2f" % (bn / n, bs / n, bn / bs))
+                # the benchmark machine's two CPUs: the busiest process or
+                # half the work, whichever is more
+                pn, ps = max(bn, nt / 2), max(bs, st / 2)
+                print("* on two CPUs (the busiest process, or half of all instructions),"
+                      " PostgreSQL / srmsort: %.0f / %.0f per row = %.2f" % (pn / n, ps / n, pn / ps))
+            print()
 
 
 if __name__ == "__main__":
