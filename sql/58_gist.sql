@@ -97,6 +97,35 @@ CREATE INDEX gp_fail ON gp USING gist (srm_gist_fail(p, i));
 SELECT sum(bytes_written) > :w0 AS wrote_runs FROM srmsort_disks;
 SELECT count(*) AS left_behind FROM pg_class WHERE relname = 'gp_fail';
 SELECT srm_temp_files() AS temp_files;
+
+-- CONCURRENTLY: CREATE INDEX and REINDEX, with and without maintenance
+-- workers, write PostgreSQL's pages and answer like a sequential scan; a
+-- failing one leaves the invalid index PostgreSQL's leaves, and no workfile
+SET srmsort.create_index = off;
+CREATE INDEX gp_p_native ON gp USING gist (p);
+SET srmsort.create_index = on;
+SELECT sum(bytes_written) AS w0 FROM srmsort_disks \gset
+CREATE INDEX CONCURRENTLY gp_pc ON gp USING gist (p);
+SELECT sum(bytes_written) > :w0 AS via_srmsort, srm_gist_pages_diff('gp_p_native', 'gp_pc') = 0 AS identical
+  FROM srmsort_disks;
+SET max_parallel_maintenance_workers = 0;
+SELECT sum(bytes_written) AS w0 FROM srmsort_disks \gset
+REINDEX INDEX CONCURRENTLY gp_pc;
+SELECT sum(bytes_written) > :w0 AS via_srmsort, srm_gist_pages_diff('gp_p_native', 'gp_pc') = 0 AS identical
+  FROM srmsort_disks;
+RESET max_parallel_maintenance_workers;
+DROP INDEX gp_p_native;
+SELECT indisvalid, indisready FROM pg_index WHERE indexrelid = 'gp_pc'::regclass;
+SELECT srm_index_answers(ARRAY['SELECT i, p FROM gp WHERE p <@ box ''((100,100),(140,130))'' ORDER BY i',
+         'SELECT i, p <-> point ''(500,500)'' FROM gp ORDER BY p <-> point ''(500,500)'' LIMIT 200'])
+     = srm_index_answers(ARRAY['SELECT i, p FROM gp WHERE p <@ box ''((100,100),(140,130))'' ORDER BY i',
+         'SELECT i, p <-> point ''(500,500)'' FROM gp ORDER BY p <-> point ''(500,500)'' LIMIT 200'],
+         seqscan => true) AS answers;
+DROP INDEX gp_pc;
+CREATE INDEX CONCURRENTLY gp_cfail ON gp USING gist (srm_gist_fail(p, i));
+SELECT indisvalid, indisready FROM pg_index WHERE indexrelid = 'gp_cfail'::regclass;
+SELECT srm_temp_files() AS temp_files;
+DROP INDEX gp_cfail;
 DROP FUNCTION srm_gist_fail;
 
 -- srmsort.enabled = off: PostgreSQL builds

@@ -127,8 +127,8 @@ SELECT bt_index_parent_check('rbt_a', true, true),
        pg_relation_size('rbt_a') / 8192 AS pages;
 DROP TABLE rbt;
 
--- without max_parallel_maintenance_workers PostgreSQL's concurrent build
--- asks the planner nothing: it stays PostgreSQL's (rb_log says so)
+-- without max_parallel_maintenance_workers too (PostgreSQL's concurrent
+-- build then asks the planner nothing)
 SET max_parallel_maintenance_workers = 0;
 SELECT rb_written() AS w0 \gset
 CREATE INDEX CONCURRENTLY rb_t ON rbs.rb (t);

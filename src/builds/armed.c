@@ -26,7 +26,9 @@
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/resowner.h"
 
 #include "base/compat.h"
 #include "builds/armed.h"
@@ -34,6 +36,60 @@
 
 static int	arm_kinds = 0;
 static List *arm_sets[SRM_ARMED_NSETS];
+
+/*
+ * The relcache entries held open across the statement's transactions
+ * (SrmArmedPin), and the resource owner that holds them: one for the
+ * backend's life, outside every transaction's.  At each top-level commit
+ * or abort they are let go just before PostgreSQL checks the relcache's
+ * reference counts (an entry created in that transaction must then be
+ * closed) and, on commit, taken again right after (pins_held false in
+ * between); nothing frees or rebuilds an entry in that window.  On abort
+ * they are forgotten: the entry may be gone.
+ */
+static List *arm_pins = NIL;
+static bool pins_held = true;
+static ResourceOwner pin_owner = NULL;
+static bool pin_callback_registered = false;
+
+static void
+pins_set(bool hold)
+{
+	ResourceOwner save = CurrentResourceOwner;
+	ListCell   *lc;
+
+	CurrentResourceOwner = pin_owner;
+	foreach(lc, arm_pins)
+	{
+		if (hold)
+			RelationIncrementReferenceCount((Relation) lfirst(lc));
+		else
+			RelationDecrementReferenceCount((Relation) lfirst(lc));
+	}
+	CurrentResourceOwner = save;
+	pins_held = hold;
+}
+
+static void
+pins_release_callback(ResourceReleasePhase phase, bool isCommit,
+					  bool isTopLevel, void *arg)
+{
+	if (!isTopLevel || arm_pins == NIL)
+		return;
+	if (phase == RESOURCE_RELEASE_BEFORE_LOCKS && pins_held)
+		pins_set(false);
+	else if (phase == RESOURCE_RELEASE_AFTER_LOCKS && !pins_held)
+	{
+		if (isCommit)
+			pins_set(true);
+		else
+		{
+			list_free(arm_pins);
+			arm_pins = NIL;
+			pins_held = true;
+		}
+	}
+}
 
 /*
  * SrmArm
@@ -55,6 +111,11 @@ SrmDisarm(void)
 {
 	int			i;
 
+	if (arm_pins != NIL && pins_held)
+		pins_set(false);
+	list_free(arm_pins);
+	arm_pins = NIL;
+	pins_held = true;
 	arm_kinds = 0;
 	for (i = 0; i < SRM_ARMED_NSETS; i++)
 	{
@@ -100,6 +161,49 @@ List *
 SrmArmedList(SrmArmedSet set)
 {
 	return arm_sets[set];
+}
+
+/*
+ * SrmArmedPin
+ *		Hold index's relcache entry open until the statement ends.  A
+ *		CONCURRENTLY build runs in a later transaction than the one that
+ *		created the index; an entry nobody holds is dropped at the first
+ *		invalidation and built afresh from the access method's handler,
+ *		without srmsort's ambuild.  An open index entry is only reloaded
+ *		(RelationReloadIndexInfo), keeping its routine.
+ */
+void
+SrmArmedPin(Relation index)
+{
+	ResourceOwner save = CurrentResourceOwner;
+	MemoryContext old;
+
+	Assert(pins_held);
+	if (list_member_ptr(arm_pins, index))
+		return;
+	if (pin_owner == NULL)
+		pin_owner = ResourceOwnerCreate(NULL, "srmsort armed statement");
+	if (!pin_callback_registered)
+	{
+		RegisterResourceReleaseCallback(pins_release_callback, NULL);
+		pin_callback_registered = true;
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	arm_pins = lappend(arm_pins, index);
+	MemoryContextSwitchTo(old);
+	CurrentResourceOwner = pin_owner;
+	PG_TRY();
+	{
+		RelationIncrementReferenceCount(index);
+	}
+	PG_CATCH();
+	{
+		CurrentResourceOwner = save;
+		arm_pins = list_delete_last(arm_pins);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	CurrentResourceOwner = save;
 }
 
 /*

@@ -47,6 +47,9 @@ extern void SrmArmedRemove(SrmArmedSet set, Oid relid);
 extern bool SrmArmedHas(SrmArmedSet set, Oid relid);
 extern List *SrmArmedList(SrmArmedSet set);
 
+/* Hold an index's relcache entry open until SrmDisarm. */
+extern void SrmArmedPin(Relation index);
+
 /*
  * May SrmBtBuild build this index?  An ambuild swapped into a relcache
  * entry may outlive the statement that swapped it; for any index not

@@ -242,9 +242,8 @@ SrmGistSplitWorkers(Relation heap, Relation index)
 
 	/*
 	 * The planner's look at the table (and at the index's expressions and
-	 * predicate, which the scan evaluates) for this: utility.c's hook acts on it
-	 * only in a CONCURRENTLY statement, for an index not yet started, and
-	 * this one has been.
+	 * predicate, which the scan evaluates) for this; utility.c's hook acts
+	 * only on CLUSTER's.
 	 */
 	return Min(plan_create_index_workers(RelationGetRelid(heap),
 										 RelationGetRelid(index)),

@@ -37,21 +37,14 @@
  *	comes from reindex_index itself, with the entry open.  SCHEMA and
  *	DATABASE run a transaction per table; the arming lives on.
  *
- *	CREATE INDEX CONCURRENTLY, REINDEX CONCURRENTLY: the build runs in a
- *	transaction of its own (index_concurrently_build), on a relcache entry
- *	built afresh there, with no invalidation between its index_open and the
- *	call of ambuild.  But index_build first asks the planner how many
- *	workers to use (plan_create_index_workers), which builds a dummy
- *	planner RelOptInfo of the table and so calls get_relation_info_hook
- *	(19: build_simple_rel_hook, at the same point) while
- *	index_concurrently_build holds the index open with
- *	RowExclusiveLock; there we swap ambuild into the entry of an index this
- *	statement created that is open and not yet ready for inserts.
- *	PostgreSQL asks the planner only when max_parallel_maintenance_workers
- *	is above 0 (its default is 2): with 0, concurrent builds stay
- *	PostgreSQL's, as there is no other point where the entry is open.
- *	It asks only for access methods that build in parallel (btree; not
- *	GiST), so concurrent GiST builds stay PostgreSQL's too.
+ *	CREATE INDEX CONCURRENTLY, REINDEX CONCURRENTLY: the index is created
+ *	(index_create, swapped as above) in one transaction and built
+ *	(index_concurrently_build) in a later one.  An entry nobody holds open
+ *	would be dropped at the first invalidation in between and built afresh
+ *	from the access method's handler, and nothing calls an extension
+ *	between index_concurrently_build's index_open and ambuild.  So the
+ *	swapped entry is held open until the statement ends (armed.c's pins),
+ *	and an open index entry is only reloaded, keeping its routine.
  *
  *	CLUSTER's heap sort: copy_table_data asks the planner whether to sort
  *	(plan_cluster_use_sort: get_relation_info_hook on the table, which
@@ -84,6 +77,7 @@
 
 #include "access/nbtree.h"
 #include "access/xact.h"
+#include "catalog/catalog.h"
 #include "catalog/index.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
@@ -346,7 +340,7 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access != OAT_POST_CREATE || classId != RelationRelationId ||
 		subId != 0)
 		return;
-	if (SrmArmedKinds() & SRM_ARM_CREATE)
+	if (SrmArmedKinds() & (SRM_ARM_CREATE | SRM_ARM_CONCURRENT))
 		SrmArmedAdd(SRM_ARMED_CREATED, objectId);
 	if (SrmArmedKinds() & SRM_ARM_CONCURRENT)
 		SrmArmedAdd(SRM_ARMED_CONCURRENT, objectId);
@@ -377,16 +371,16 @@ static SrmSwapped swapped_gist;
  *		GiST (SrmGistBuild) index's relcache entry.  A routine other than
  *		the one the swapped routine was made from (another extension
  *		swapped something of its own) is left as it is, and the build to
- *		PostgreSQL.
+ *		PostgreSQL.  True if the entry's ambuild is srmsort's.
  */
-static void
+static bool
 swap_ambuild(Relation index)
 {
 	SrmSwapped *sw;
 	ambuild_function build;
 
 	if (index->rd_rel->relkind != RELKIND_INDEX || index->rd_indam == NULL)
-		return;
+		return false;
 	if (index->rd_rel->relam == BTREE_AM_OID)
 	{
 		sw = &swapped_btree;
@@ -398,7 +392,7 @@ swap_ambuild(Relation index)
 		build = SrmGistBuild;
 	}
 	else
-		return;
+		return false;
 	if (index->rd_indam != &sw->routine)
 	{
 		if (!sw->made)
@@ -409,10 +403,11 @@ swap_ambuild(Relation index)
 			sw->made = true;
 		}
 		if (memcmp(index->rd_indam, &sw->original, sizeof(IndexAmRoutine)) != 0)
-			return;
+			return false;
 		index->rd_indam = &sw->routine;
 	}
 	SrmArmedAdd(SRM_ARMED_SWAPPED, RelationGetRelid(index));
+	return true;
 }
 
 /*
@@ -430,7 +425,8 @@ srm_relcache_callback(Datum arg, Oid relid)
 	if (kinds == 0 || !OidIsValid(relid) ||
 		!IsTransactionState() || SrmArmedHas(SRM_ARMED_STARTED, relid))
 		return;
-	if ((kinds & SRM_ARM_CREATE) && SrmArmedHas(SRM_ARMED_CREATED, relid))
+	if ((kinds & (SRM_ARM_CREATE | SRM_ARM_CONCURRENT)) &&
+		SrmArmedHas(SRM_ARMED_CREATED, relid))
 	{
 		/* only the first call: the one from index_create, entry open */
 		SrmArmedRemove(SRM_ARMED_CREATED, relid);
@@ -444,44 +440,23 @@ srm_relcache_callback(Datum arg, Oid relid)
 	}
 	if (index == NULL)
 		return;
-	swap_ambuild(index);
+	/*
+	 * A CONCURRENTLY build comes in a later transaction: keep the entry.
+	 * Not a system index's (a TOAST table's, which srmsort leaves to
+	 * PostgreSQL anyway): an open entry of one keeps its pg_index flags
+	 * from when it was opened, and REINDEX CONCURRENTLY changes them.
+	 */
+	if (swap_ambuild(index) && SrmArmedHas(SRM_ARMED_CONCURRENT, relid) &&
+		!IsSystemRelation(index))
+		SrmArmedPin(index);
 	RelationClose(index);
 }
 
 /*
- * swap_concurrent
- *		CONCURRENTLY: called while PostgreSQL plans the workers of a build
- *		on table heapOid.  Swap ambuild into the index of this statement
- *		being built there: one it created, locked RowExclusiveLock, open in
- *		PostgreSQL's hands and not yet ready for inserts.
- */
-static void
-swap_concurrent(Oid heapOid)
-{
-	ListCell   *lc;
-
-	foreach(lc, SrmArmedList(SRM_ARMED_CONCURRENT))
-	{
-		Oid			oid = lfirst_oid(lc);
-		Relation	index;
-
-		if (SrmArmedHas(SRM_ARMED_STARTED, oid) ||
-			IndexGetRelation(oid, true) != heapOid ||
-			(index = SrmOpenIfLockedByMe(oid, RowExclusiveLock)) == NULL)
-			continue;
-		if (index->rd_refcnt > 1 && index->rd_index != NULL &&
-			!index->rd_index->indisready)
-			swap_ambuild(index);
-		RelationClose(index);
-	}
-}
-
-/*
  * planner_look
- *		The planner's look at table relid.  Only the dummy plans PostgreSQL
- *		makes for its own decisions (a Query without a jointree: the workers
- *		of an index build, inhparent, and CLUSTER's choice of a sort)
- *		matter here; see the file header.
+ *		The planner's look at table relid.  Only the dummy plan CLUSTER
+ *		makes to choose a sort (a Query without a jointree, the table not
+ *		as an inheritance parent) matters here; see the file header.
  */
 static void
 planner_look(PlannerInfo *root, Oid relid, bool inhparent)
@@ -490,9 +465,7 @@ planner_look(PlannerInfo *root, Oid relid, bool inhparent)
 
 	if (kinds == 0 || root->parse == NULL || root->parse->jointree != NULL)
 		return;
-	if (inhparent && (kinds & SRM_ARM_CONCURRENT))
-		swap_concurrent(relid);
-	else if (!inhparent && (kinds & SRM_ARM_CLUSTER))
+	if (!inhparent && (kinds & SRM_ARM_CLUSTER))
 		SrmClusterArm(relid);
 }
 

@@ -1,5 +1,6 @@
 # CREATE INDEX CONCURRENTLY and REINDEX CONCURRENTLY through srmsort beyond
-# one session: builds (serial and parallel) while pgbench clients insert,
+# one session: builds (serial and parallel, btree and a sorted GiST build,
+# also with max_parallel_maintenance_workers = 0) while pgbench clients insert,
 # update and delete the table, then amcheck with heapallindexed and a count
 # through each index equal to a sequential scan's; progress in
 # pg_stat_progress_create_index as with PostgreSQL's build; a build failing
@@ -62,7 +63,10 @@ my @builds = (
 	"CREATE INDEX CONCURRENTLY t_kv ON t (k, v DESC) INCLUDE (id)",
 	"REINDEX INDEX CONCURRENTLY t_k",
 	"SET maintenance_work_mem = '96MB'; REINDEX TABLE CONCURRENTLY t",
-	"SET maintenance_work_mem = '96MB'; CREATE INDEX CONCURRENTLY t_k2 ON t (k)");
+	"SET maintenance_work_mem = '96MB'; CREATE INDEX CONCURRENTLY t_k2 ON t (k)",
+	"SET max_parallel_maintenance_workers = 0; CREATE INDEX CONCURRENTLY t_k0 ON t (k)",
+	"CREATE INDEX CONCURRENTLY t_g ON t USING gist (point(k, id))",
+	"SET max_parallel_maintenance_workers = 0; REINDEX INDEX CONCURRENTLY t_g");
 $node->safe_psql('postgres', $_) for @builds;
 
 my $inserted = $node->safe_psql('postgres', "SELECT last_value FROM t_id_seq") - $id0;
@@ -73,7 +77,7 @@ cmp_ok($inserted, '>', 100, "pgbench wrote during the builds ($inserted rows ins
 unlike($err, qr/ERROR|aborted/, "no client error") or diag($err);
 
 my $log = slurp_file($node->logfile);
-for my $idx (qw(t_k t_id2 t_lv t_kp t_kv t_k_ccnew t_pkey_ccnew t_k2))
+for my $idx (qw(t_k t_id2 t_lv t_kp t_kv t_k_ccnew t_pkey_ccnew t_k2 t_k0 t_g t_g_ccnew))
 {
 	like($log, qr/srmsort: built index "$idx": \d+ tuples/, "srmsort built $idx");
 }
@@ -87,6 +91,7 @@ my @checks = (
 	[ 't_id2', 'SELECT id FROM t ORDER BY id' ],
 	[ 't_k', 'SELECT k FROM t ORDER BY k' ],
 	[ 't_k2', 'SELECT k FROM t ORDER BY k' ],
+	[ 't_k0', 'SELECT k FROM t ORDER BY k' ],
 	[ 't_lv', 'SELECT lower(v) FROM t ORDER BY lower(v)' ],
 	[ 't_kp', 'SELECT k FROM t WHERE k < 300000000 ORDER BY k' ],
 	[ 't_kv', 'SELECT k, v FROM t ORDER BY k, v DESC' ]);
@@ -109,6 +114,23 @@ for my $c (@checks)
 		$node->safe_psql('postgres',
 			"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $agg"),
 		"$idx: the same rows as a sequential scan");
+}
+
+# the GiST index: valid and ready, and answering like a sequential scan
+is($node->safe_psql('postgres',
+		"SELECT indisvalid AND indisready FROM pg_index WHERE indexrelid = 't_g'::regclass"),
+	't', 't_g: valid and ready');
+for my $box ('((0,0),(300000000,1000000000))', '((100000000,1000),(400000000,150000))',
+	'((0,0),(1000000000,5000))')
+{
+	my $q = "SELECT count(*), md5(string_agg(id::text, ',' ORDER BY id)) FROM t"
+	  . " WHERE point(k, id) <@ box '$box'";
+	like($node->safe_psql('postgres',
+			"SET enable_seqscan = off; SET enable_indexscan = off; EXPLAIN (COSTS OFF) $q"),
+		qr/Bitmap Index Scan on t_g/, "t_g: the scan of $box goes through it");
+	is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_indexscan = off; $q"),
+		$node->safe_psql('postgres', "SET enable_bitmapscan = off; SET enable_indexscan = off; $q"),
+		"t_g: the rows in $box are a sequential scan's");
 }
 
 # progress: a build slowed down by a slow opclass, watched from another

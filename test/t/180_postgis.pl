@@ -13,7 +13,8 @@
 # the planner answers each one through the index (else the comparison
 # would compare a sequential scan with itself).  Then: the picksplit in
 # parallel workers (the scan and the sort, then the picksplit),
-# page-identical too; a build that fails in an expression, serial or in a
+# page-identical too; CREATE INDEX and REINDEX CONCURRENTLY, with workers
+# and without, page-identical; a build that fails in an expression, serial or in a
 # worker, gives PostgreSQL's error and leaves nothing behind.
 #
 # Needs PostGIS, which test/run_tests.sh installs where Debian ships it for
@@ -236,6 +237,25 @@ for my $c (['points', 'gd', 'pt', "SELECT i FROM gd WHERE pt && $env ORDER BY i"
 		't', "$name with workers: the same answers");
 	$node->safe_psql('postgres', 'DROP INDEX gp_par');
 }
+
+# CONCURRENTLY, with workers and without: srmsort's build, PostgreSQL's pages
+$node->safe_psql('postgres',
+	"SET srmsort.create_index = off; CREATE INDEX gp_native ON gd USING gist (poly)");
+for my $c (['CREATE INDEX CONCURRENTLY gp_cc ON gd USING gist (poly)', 2, 'gp_cc'],
+	['REINDEX INDEX CONCURRENTLY gp_cc', 0, 'gp_cc_ccnew'])
+{
+	my ($stmt, $w, $built) = @$c;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"$par SET max_parallel_maintenance_workers = $w; $stmt");
+	is($ret, 0, "$stmt, $w workers: done") or diag($err);
+	like($err, qr/built index "$built"/, "$stmt, $w workers: srmsort built it");
+	is($node->safe_psql('postgres',
+			"SELECT indisvalid AND indisready FROM pg_index WHERE indexrelid = 'gp_cc'::regclass;
+			 SELECT srm_gist_pages_diff('gp_native', 'gp_cc')"),
+		"t
+0", "$stmt, $w workers: valid, page-identical");
+}
+$node->safe_psql('postgres', 'DROP INDEX gp_native, gp_cc');
 
 # A build that fails in an expression on the table's last row, after the
 # sort wrote its runs: PostgreSQL's error (the same text as its own
