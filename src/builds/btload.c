@@ -199,7 +199,8 @@ new_level(SrmBtLoader *ld, uint32 level)
  * page_add
  *		Put an item on a page being built at offset off.  The first data
  *		item of an internal page is stored as a minus-infinity pivot.
- *		Inline: every tuple of the build passes here.
+ *		Inline, and the copy without a call: every tuple of the build
+ *		passes here.
  */
 static pg_attribute_always_inline void
 page_add(Page page, Size size, IndexTuple itup, OffsetNumber off,
@@ -229,7 +230,7 @@ page_add(Page page, Size size, IndexTuple itup, OffsetNumber off,
 	phdr->pd_lower += sizeof(ItemIdData);
 	phdr->pd_upper -= MAXALIGN(size);
 	ItemIdSetNormal(lp, phdr->pd_upper, size);
-	memcpy((char *) page + phdr->pd_upper, itup, size);
+	SrmRecCopy((char *) page + phdr->pd_upper, (const char *) itup, size);
 }
 
 /*
@@ -468,7 +469,7 @@ SrmBtLoadAdd(SrmBtLoader *ld, IndexTuple itup)
 		}
 		dedup_flush(ld);
 		/* the caller's tuple lives only until its next one: copy it */
-		memcpy(ld->dbase, itup, IndexTupleSize(itup));
+		SrmRecCopy((char *) ld->dbase, (const char *) itup, IndexTupleSize(itup));
 		ld->dlone = true;
 	}
 	MemoryContextSwitchTo(old);
