@@ -34,6 +34,7 @@ OBJS = \
 	src/merge/mergeplan.o \
 	src/engine/pstream.o \
 	src/engine/sorter.o \
+	src/engine/sortread.o \
 	src/engine/sortmerge.o \
 	src/engine/sortruns.o \
 	src/engine/sortstats.o \

@@ -293,6 +293,26 @@ SET enable_hashagg = off;
 SELECT * FROM srm_diff('SELECT DISTINCT small, k FROM rdx', 'small', 'k');
 SELECT * FROM srm_diff('SELECT k, count(*) FROM rdx GROUP BY k', 'k');
 RESET enable_hashagg;
+-- The merge's loser tree compares order keys and leaves equal ones to the
+-- exact comparison: a NULL sorting first has the order key of the least
+-- int8, one sorting last and an exhausted run that of the greatest.  Many
+-- of each, spread over every run, ascending and descending, NULLs first
+-- and last, with and without a second key.
+SET work_mem = '64kB';
+CREATE TABLE edge AS
+SELECT i, CASE i % 7 WHEN 0 THEN NULL
+                     WHEN 1 THEN -9223372036854775808
+                     WHEN 2 THEN 9223372036854775807
+                     ELSE (random() * 1e6)::int8 - 500000 END AS k
+  FROM generate_series(1, 20000) i;
+ANALYZE edge;
+SELECT * FROM srm_diff('SELECT * FROM edge ORDER BY k', 'k');
+SELECT * FROM srm_diff('SELECT * FROM edge ORDER BY k NULLS FIRST', 'k');
+SELECT * FROM srm_diff('SELECT * FROM edge ORDER BY k DESC', 'k');
+SELECT * FROM srm_diff('SELECT * FROM edge ORDER BY k DESC NULLS LAST, i', 'k', 'i');
+SELECT * FROM srm_diff('SELECT * FROM edge ORDER BY k NULLS FIRST, i DESC', 'k', 'i');
+DROP TABLE edge;
+SET work_mem = '4MB';
 -- srmsort.huge_pages: an in-memory sort's arena in transparent huge pages
 -- (budgets of 32MB and more) or in ordinary ones, the same rows
 SET work_mem = '64MB';

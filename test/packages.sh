@@ -108,16 +108,16 @@ case "$PG" in
     *) suite=sid ;;
 esac
 
-# step 1: in a directory both sides see (the root's /var/tmp for 17-19)
+# step 1: in a directory both sides see (the root's /var/tmp for 17-19),
+# one per run: two runs at once (two clones' suites) must not share it
+inner=/var/tmp/srmsort-pkg-$PG.$$
 if [ "$PG" = 15 ]; then
-    inner=/var/tmp/srmsort-pkg-$PG
     host_dir=$inner
     rm -rf "$host_dir"
     mkdir -p "$host_dir"
     build=("$0" --pg "$PG" --build-in "$inner")
 else
     rootfs=$("$REPO/test/pg_server.sh" root "$PG")
-    inner=/var/tmp/srmsort-pkg-$PG
     host_dir=$rootfs$inner
     rm -rf "$host_dir"
     mkdir -p "$host_dir"

@@ -8,7 +8,9 @@
  * participant of a parallel build (pbuild.c) scan with the same callback
  * into the same state.  They take them from here, so that none needs
  * another's functions: the callback is static inline, and each takes its
- * address for its own scan.
+ * address for its own scan.  The GiST state that compresses the keys is
+ * made and freed here too, for those and for the picksplit workers
+ * (gistsplit.c), so that its temporary context is always freed with it.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -43,6 +45,32 @@ typedef struct SrmBuildState
 	bool		havedead;
 	double		indtuples;
 } SrmBuildState;
+
+/*
+ * SrmGistStateBegin
+ *		A GiST index's state, with a temporary context of its own (a child
+ *		of the current one) for the per-tuple work of its support functions.
+ */
+static inline GISTSTATE *
+SrmGistStateBegin(Relation index)
+{
+	GISTSTATE  *gs = initGISTstate(index);
+
+	gs->tempCxt = createTempGistContext();
+	return gs;
+}
+
+/*
+ * SrmGistStateEnd
+ *		Free what SrmGistStateBegin made: freeGISTstate alone leaves the
+ *		temporary context behind.
+ */
+static inline void
+SrmGistStateEnd(GISTSTATE *gs)
+{
+	MemoryContextDelete(gs->tempCxt);
+	freeGISTstate(gs);
+}
 
 /*
  * SrmBuildCallback

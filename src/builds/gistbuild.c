@@ -200,8 +200,7 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&st, 0, sizeof(st));
 	memset(&built, 0, sizeof(built));
-	st.giststate = initGISTstate(index);
-	st.giststate->tempCxt = createTempGistContext();
+	st.giststate = SrmGistStateBegin(index);
 
 	nworkers = SrmGistSplitWorkers(heap, index);
 	if (nworkers == 0)
@@ -224,8 +223,7 @@ SrmGistBuild(Relation heap, Relation index, IndexInfo *ii)
 	if (SrmTraceSeconds(start, &seconds))
 		SrmBuildTrace(index, st.indtuples, built.npages, seconds, &built.stats,
 					  built.described);
-	MemoryContextDelete(st.giststate->tempCxt);
-	freeGISTstate(st.giststate);
+	SrmGistStateEnd(st.giststate);
 
 	result = palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = built.reltuples;

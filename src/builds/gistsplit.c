@@ -61,6 +61,7 @@
 
 #include "base/compat.h"
 #include "base/settings.h"
+#include "builds/buildscan.h"
 #include "builds/gistsplit.h"
 #include "engine/pstream.h"
 
@@ -546,8 +547,7 @@ srm_gist_split_main(dsm_segment *seg, shm_toc *toc)
 
 	/* the leader's lock on the index; its lock group shares it */
 	index = index_open(sh->indexrelid, AccessShareLock);
-	gs = initGISTstate(index);
-	gs->tempCxt = createTempGistContext();
+	gs = SrmGistStateBegin(index);
 
 	mq = queue_of(sh, ParallelWorkerNumber, false);
 	shm_mq_set_receiver(mq, MyProc);
@@ -594,7 +594,6 @@ srm_gist_split_main(dsm_segment *seg, shm_toc *toc)
 	}
 
 	SrmPStreamWorkerEnd(toc);
-	MemoryContextDelete(gs->tempCxt);
-	freeGISTstate(gs);
+	SrmGistStateEnd(gs);
 	index_close(index, AccessShareLock);
 }

@@ -314,10 +314,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 	}
 
 	if (sh->gist)
-	{
-		st.giststate = initGISTstate(index);
-		st.giststate->tempCxt = createTempGistContext();
-	}
+		st.giststate = SrmGistStateBegin(index);
 
 	ii = BuildIndexInfo(index);
 	ii->ii_Concurrent = sh->isconcurrent;
@@ -336,10 +333,7 @@ scan_and_sort(SrmPBShared *sh, Relation heap, Relation index, int p, int q,
 			arrive(&bs);
 	}
 	if (st.giststate != NULL)
-	{
-		MemoryContextDelete(st.giststate->tempCxt);
-		freeGISTstate(st.giststate);
-	}
+		SrmGistStateEnd(st.giststate);
 
 	SrmSorterFinishRuns(st.live);
 	if (st.dead != NULL)

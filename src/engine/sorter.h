@@ -10,7 +10,8 @@
  * Randomized Mergesort over the workfile disks (see sorter.c).
  *
  * Life cycle: Begin -> Put* -> Perform -> Get* [-> Rescan/MarkPos/RestorePos]
- * -> End.  All memory lives in a context owned by the sorter, a child of the
+ * -> End; the reading calls (Get*, Rescan, MarkPos, RestorePos) are
+ * sortread.h's, which this header includes.  All memory lives in a context owned by the sorter, a child of the
  * context current at Begin; End (or deleting that parent context, e.g. on
  * error) releases memory, workfiles and in-flight I/O.
  *
@@ -39,6 +40,7 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
+#include "engine/sortread.h"
 #include "engine/sortruns.h"
 #include "engine/sortstats.h"
 
@@ -93,25 +95,6 @@ extern void SrmSorterPutIndexValues(SrmSorter *sorter, Relation indexRel,
 
 /* All input is in: sort, or finish runs and plan the merges. */
 extern void SrmSorterPerform(SrmSorter *sorter);
-
-/*
- * Fetch the next tuple into slot (as a MinimalTuple, not owned by the slot,
- * valid until the next call).  Returns false at the end.  forward = false
- * needs SRM_SORT_RANDOMACCESS.
- */
-extern bool SrmSorterGetSlot(SrmSorter *sorter, bool forward,
-							 TupleTableSlot *slot);
-/* The same, returning slot (stored, or cleared at the end). */
-extern TupleTableSlot *SrmSorterNextSlot(SrmSorter *sorter, bool forward,
-										 TupleTableSlot *slot);
-
-/* Index flavour: next index tuple, valid until the next call; NULL at end. */
-extern IndexTuple SrmSorterGetIndexTuple(SrmSorter *sorter);
-
-/* Random access (SRM_SORT_RANDOMACCESS only). */
-extern void SrmSorterRescan(SrmSorter *sorter);
-extern void SrmSorterMarkPos(SrmSorter *sorter);
-extern void SrmSorterRestorePos(SrmSorter *sorter);
 
 /* The facts of the sort (in words: sortstats.h). */
 extern void SrmSorterGetStats(SrmSorter *sorter, SrmSortStats *stats);

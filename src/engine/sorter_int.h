@@ -2,14 +2,14 @@
  *
  * sorter_int.h
  *	  The sorter's insides, shared by the engine's sorter files: sorter.c
- *	  (the API, the states, run formation, reading the result), sortmerge.c
- *	  (merging the runs down to the final merge) and sortruns.c (the run
- *	  list and the memory budget).
+ *	  (the API, the states, run formation), sortread.c (reading the
+ *	  result), sortmerge.c (merging the runs down to the final merge) and
+ *	  sortruns.c (the run list and the memory budget).
  *
  * Nothing outside engine/ includes it: to every other module a sorter is
  * sorter.h's opaque handle.  It includes nothing of engine/, so that the
- * three files can sit on top of one another: sortruns.c below
- * sortmerge.c below sorter.c.
+ * files can sit on top of one another: sortruns.c below sortmerge.c
+ * below sorter.c; sortread.c beside sorter.c.
  *
  * Portions Copyright (c) 2026, the srmsort developers
  *
@@ -26,7 +26,11 @@
 #include "runs/scan.h"
 #include "runs/writering.h"
 
-/* sorter.c's header comment draws the states; it alone moves between them */
+/*
+ * sorter.c's header comment draws the states; it alone moves between them.
+ * Every entry point checks the state in a switch whose default is an
+ * internal error (INVALID_STATE), as tuplesort's do.
+ */
 typedef enum SrmSorterState
 {
 	SS_INITIAL,					/* loading, everything still in memory */
@@ -36,6 +40,25 @@ typedef enum SrmSorterState
 	SS_SORTEDONDISK,			/* sorted into one run, for random access */
 	SS_FINALMERGE				/* final merge streams the result */
 } SrmSorterState;
+
+/* a state's name, for the error of an entry point called in a wrong one */
+static inline const char *
+SrmSorterStateName(SrmSorterState state)
+{
+	static const char *const names[] = {
+		"initial", "build runs", "runs finished", "sorted in memory",
+		"sorted on disk", "final merge"
+	};
+
+	StaticAssertStmt(lengthof(names) == SS_FINALMERGE + 1,
+					 "a name for every sorter state");
+	return (unsigned) state < lengthof(names) ? names[state] : "?";
+}
+
+/* an entry point called in a state that does not allow it */
+#define INVALID_STATE(s, call) \
+	elog(ERROR, "srmsort: invalid sorter state \"%s\" for %s", \
+		 SrmSorterStateName((s)->state), (call))
 
 struct SrmSorter
 {

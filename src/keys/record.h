@@ -218,6 +218,57 @@ extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
 							  MemoryContext cxt);
 
 /*
+ * SrmRecPlainTuple
+ *		The common heap record's tuple in fixed-size moves: a short record
+ *		(a one-byte length word) without a stored key (its low bit clear),
+ *		whose tuple has no NULLs and the usual header of SRM_REC_PLAIN_HOFF
+ *		bytes, rebuilt into buf when buf needs no resizing; NULL for any
+ *		other record (buf's contents are then undefined).
+ */
+#define SRM_REC_PLAIN_HOFF	(2 * sizeof(uint64))
+
+/* The size of a record SrmRecPlainTuple took: its length word is a byte. */
+static inline Size
+SrmRecPlainSize(const char *rec)
+{
+	return 1 + ((uint8) rec[0] >> 1);
+}
+
+static pg_attribute_always_inline void *
+SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
+{
+	uint8		b = (uint8) rec[0];
+	const char *body = rec + 1;
+	uint32		head;
+	uint16		infomask;
+	uint8		hoffbyte;
+	Size		len;
+	char	   *dst;
+	uint64		zero = 0;
+
+	if (b >= 0x80 || (b & 1))
+		return NULL;
+	memcpy(&head, body, sizeof(head));
+	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
+	hoffbyte = (uint8) body[SRM_REC_HOFF];
+	len = SRM_REC_PLAIN_HOFF + (b >> 1) - SRM_REC_HEAP_FIXED;
+	if ((infomask & HEAP_HASNULL) ||
+		hoffbyte != MINIMAL_TUPLE_OFFSET + SRM_REC_PLAIN_HOFF ||
+		buf->size < len || buf->size > block_size)
+		return NULL;
+	dst = buf->data;
+	memcpy(dst, &zero, sizeof(zero));
+	memcpy(dst + sizeof(uint64), &zero, sizeof(zero));
+	/* t_infomask2 and t_infomask, then t_hoff */
+	memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, &head, sizeof(head));
+	dst[MINIMAL_TUPLE_DATA_OFFSET + SRM_REC_HOFF] = (char) hoffbyte;
+	((MinimalTuple) dst)->t_len = (uint32) len;
+	SrmRecCopy(dst + SRM_REC_PLAIN_HOFF, body + SRM_REC_HEAP_FIXED,
+			   len - SRM_REC_PLAIN_HOFF);
+	return dst;
+}
+
+/*
  * SrmRecMaterializeInto
  *		Rebuild the tuple of the record at rec into buf (resized in cxt if
  *		need be) and return it, MAXALIGNed; valid until buf's next use.
@@ -235,16 +286,21 @@ SrmRecMaterializeInline(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 {
 	uint32		bodylen;
 	const char *kp;
-	const char *body = SrmRecBody(rec, &bodylen, &kp);
-	const char *data = body;
+	const char *body;
+	const char *data;
 	Size		fixed = 0;
 	Size		hoff = 0;
-	Size		len = bodylen;
+	Size		len;
 	uint32		head = 0;
 	uint8		hoffbyte = 0;
 	bool		heap = fmt->heap;
 	char	   *dst;
 
+	if (heap && (dst = SrmRecPlainTuple(rec, buf, block_size)) != NULL)
+		return dst;
+	body = SrmRecBody(rec, &bodylen, &kp);
+	data = body;
+	len = bodylen;
 	if (heap)
 	{
 		memcpy(&head, body, sizeof(head));
@@ -263,7 +319,7 @@ SrmRecMaterializeInline(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 		memcpy(dst, body, bodylen);
 		return dst;
 	}
-	if (likely(fixed == SRM_REC_HEAP_FIXED && hoff == 2 * sizeof(uint64)))
+	if (likely(fixed == SRM_REC_HEAP_FIXED && hoff == SRM_REC_PLAIN_HOFF))
 	{
 		/* no null bitmap: the usual 16-byte header in fixed-size moves */
 		uint64		zero = 0;
@@ -472,14 +528,16 @@ SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
 }
 
 /*
- * SrmRecReadKey
- *		SrmRecKey, with the common case inline: a short record of a sort
- *		on an integer or bytewise-ordered column, with no NULLs.  Always
+ * SrmRecFastKey
+ *		The common case of SrmRecKey, inline: a short record of a sort on
+ *		an integer or bytewise-ordered column, with no NULLs, whose key the
+ *		column gives back (its NULL rank SRM_NRANK_VALUE).  Returns the
+ *		record's size, or 0 for any other record (then SrmRecKey).  Always
  *		inline: a merge reads every record's key through it, and a call
  *		would cost as much as the common case.
  */
 static pg_attribute_always_inline Size
-SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
+SrmRecFastKey(SrmRecFormat *fmt, const char *rec, uint64 *key)
 {
 	uint8		b = (uint8) rec[0];
 
@@ -487,11 +545,30 @@ SrmRecReadKey(SrmRecFormat *fmt, const char *rec, uint64 *key, uint8 *nrank)
 		(fmt->heap ?
 		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
 		 SrmRecIndexFastKey(fmt, rec + 1, key)))
-	{
-		*nrank = SRM_NRANK_VALUE;
 		return 1 + (b >> 1);
-	}
-	return SrmRecKey(fmt, rec, key, nrank);
+	return 0;
+}
+
+/*
+ * SrmRecTakePlain
+ *		For a reader that hands out every tuple (a final merge): the tuple
+ *		of a SrmRecPlainTuple record rebuilt into buf and its fast key
+ *		(SrmRecFast formats of heap sorts) read from the aligned tuple, in
+ *		one pass over the record; NULL for any other record, whose key and
+ *		tuple SrmRecReadKey and SrmRecMaterializeInto then give.
+ */
+static pg_attribute_always_inline void *
+SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+				Size block_size, uint64 *key)
+{
+	char	   *tuple = SrmRecPlainTuple(rec, buf, block_size);
+
+	Assert(fmt->heap && SrmRecFast(fmt));
+	if (tuple == NULL ||
+		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att ||
+		!SrmRecFastKeyAt(fmt, tuple + SRM_REC_PLAIN_HOFF, key))
+		return NULL;
+	return tuple;
 }
 
 /*

@@ -49,7 +49,10 @@
  * Records are read in place for their normalized keys (record.c); an
  * input's current tuple is rebuilt into one of its two tuple buffers only
  * when needed: to break a tie, for the caller of SrmMergeNext, or at once
- * when the sort has no normalized keys.  SrmMergeToRun copies the records
+ * when the sort has no normalized keys.  The final merge hands every tuple
+ * out, so it rebuilds the common record (short, no NULLs, its key derived
+ * from a column) at once and reads the key from the rebuilt tuple: one
+ * pass over the record instead of two.  SrmMergeToRun copies the records
  * themselves, as they are, into an intermediate merge's output run.
  *
  * A leading block is released (its disk slot freed for reuse by later
@@ -98,12 +101,9 @@ typedef struct SrmPlaceholder
 /* A node of the loser tree (see loser_replay). */
 typedef struct SrmLoser
 {
-	uint64		key;			/* the input's normalized first key */
-	uint64		ri;				/* NULL rank (or SRM_RANK_DONE) << 32 | input */
+	uint64		key;			/* the input's order key (order_key) */
+	uint64		idx;			/* the input */
 } SrmLoser;
-
-#define LOSER_RANK(l)	((uint32) ((l)->ri >> 32))
-#define LOSER_IDX(l)	((int) (uint32) (l)->ri)
 
 typedef struct SrmInput
 {
@@ -141,8 +141,10 @@ struct SrmMerge
 	int			nfree;
 	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
 	char	   *release_big;	/* BIG record returned last, freed next call */
-	bool		recycle;		/* either is set, or DSM refills: the next
-								 * call has more to do than merge */
+	bool		attention;		/* the next step has more to do than merge:
+								 * either is set, a BIG record or a pause
+								 * is pending, DSM refills, or the merge
+								 * is over (see attend) */
 	int			nbig;			/* inputs with a big_in_heap */
 	char	   *scratch;		/* block buffer for continuation blocks */
 
@@ -161,8 +163,9 @@ struct SrmMerge
 	/* the main merge: a loser tree over the inputs' current tuples */
 	SrmTuple   *cur;
 	bool	   *done;
-	SrmLoser   *tree;			/* the loser tree, keys inline */
+	SrmLoser   *tree;			/* the loser tree, order keys inline */
 	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
+	bool		plain;			/* records may be SrmRecTakePlain's */
 	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };
@@ -519,7 +522,10 @@ srm_block(SrmMerge *m, int r, int64 want)
 	dlist_delete(&p->lq_node);
 	dlist_delete(&p->run_node);
 	if (p == m->marked)
+	{
 		m->pause = true;
+		m->attention = true;
+	}
 
 	b = p->buf;
 	if (b == NULL)
@@ -565,11 +571,17 @@ next_block(SrmMerge *m, int r)
 	char	   *data;
 	SrmIo	   *io;
 
+	/*
+	 * Interrupts are checked once a block rather than once a record:
+	 * between two blocks a merge only moves records in memory.
+	 */
+	CHECK_FOR_INTERRUPTS();
+
 	/* the tuple returned last may point into the buffer: free it next call */
 	if (in->leading != NULL)
 	{
 		m->release_buf = in->leading;
-		m->recycle = true;
+		m->attention = true;
 	}
 	in->leading = NULL;
 	in->block = NULL;
@@ -628,52 +640,63 @@ materialize(SrmMerge *m, int r)
  * by its input's next tuple replays only the matches on its path: log2(R)
  * comparisons, against log2(R) to 2 log2(R) for a binary heap.
  *
- * Each node holds its loser's normalized key and NULL rank next to the
- * input number, so replaying a path compares registers with one node after
- * another instead of chasing input numbers to tuples.  Keys without a
- * normalized form have key 0 and rank 0 in every node: every match is a
- * tie decided by the full comparison.  A finished input ranks after
- * everything.  The functions take "normalized" as a constant argument, so
- * that each kind of key gets its own compiled replay.
+ * Each node holds its loser's order key next to the input number, so that
+ * a match compares two registers and never touches a tuple: the order key
+ * is the normalized key of a non-NULL value, 0 for a NULL that sorts
+ * first, all ones for a NULL that sorts last or a finished input, and 0
+ * for every tuple of a sort without normalized keys.  It never decreases
+ * along the exact order (NULL rank, normalized key), so unequal order keys
+ * decide a match, and only equal ones need the exact comparison
+ * (loser_beats): equal keys, NULLs, the ends of inputs, and every match of
+ * a sort without normalized keys.
  */
 #define SRM_RANK_DONE	3
 
-static pg_attribute_always_inline void
-loser_leaf(SrmMerge *m, int r, SrmLoser *l, bool normalized)
+/* A tuple's order key (see above). */
+static pg_attribute_always_inline uint64
+order_key(bool normalized, uint64 key, uint8 nrank)
 {
-	uint32		rank = m->done[r] ? SRM_RANK_DONE : (normalized ? m->cur[r].nrank : 0);
-
-	l->key = normalized ? (uint64) m->cur[r].datum1 : 0;
-	l->ri = ((uint64) rank << 32) | (uint32) r;
+	if (!normalized)
+		return 0;
+	if (likely(nrank == SRM_NRANK_VALUE))
+		return key;
+	return nrank < SRM_NRANK_VALUE ? 0 : PG_UINT64_MAX;
 }
 
-static inline bool
-loser_beats(SrmMerge *m, const SrmLoser *a, const SrmLoser *b)
+/*
+ * loser_beats
+ *		The exact match between inputs a and b, whose order keys are equal:
+ *		NULL rank (a finished input last), normalized key, the full
+ *		comparison where the keys say a tie needs it, then the input number.
+ */
+static pg_noinline bool
+loser_beats(SrmMerge *m, int a, int b)
 {
-	int			ai = LOSER_IDX(a),
-				bi = LOSER_IDX(b);
+	uint32		ra = m->done[a] ? SRM_RANK_DONE : (m->normalized ? m->cur[a].nrank : 0);
+	uint32		rb = m->done[b] ? SRM_RANK_DONE : (m->normalized ? m->cur[b].nrank : 0);
+	uint64		ka = m->normalized ? (uint64) m->cur[a].datum1 : 0;
+	uint64		kb = m->normalized ? (uint64) m->cur[b].datum1 : 0;
 
-	if (LOSER_RANK(a) != LOSER_RANK(b))
-		return LOSER_RANK(a) < LOSER_RANK(b);
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (LOSER_RANK(a) != SRM_RANK_DONE && m->ties &&
-		SrmKeysTieAt(m->keys, a->key))
+	if (ra != rb)
+		return ra < rb;
+	if (ka != kb)
+		return ka < kb;
+	if (ra != SRM_RANK_DONE && m->ties && SrmKeysTieAt(m->keys, ka))
 	{
 		int			cmp;
 
 		if (m->normalized)
 		{
-			materialize(m, ai);
-			materialize(m, bi);
-			cmp = SrmCompareTiebreak(&m->cur[ai], &m->cur[bi], m->keys);
+			materialize(m, a);
+			materialize(m, b);
+			cmp = SrmCompareTiebreak(&m->cur[a], &m->cur[b], m->keys);
 		}
 		else
-			cmp = SrmCompareFull(&m->cur[ai], &m->cur[bi], m->keys);
+			cmp = SrmCompareFull(&m->cur[a], &m->cur[b], m->keys);
 		if (cmp != 0)
 			return cmp < 0;
 	}
-	return ai < bi;
+	return a < b;
 }
 
 /*
@@ -688,22 +711,23 @@ loser_init(SrmMerge *m)
 	int			i;
 
 	for (i = 0; i < K; i++)
-		loser_leaf(m, i, &winner[K + i], m->normalized);
+	{
+		winner[K + i].key = m->done[i] ? PG_UINT64_MAX :
+			order_key(m->normalized, (uint64) m->cur[i].datum1, m->cur[i].nrank);
+		winner[K + i].idx = i;
+	}
 	for (i = K - 1; i >= 1; i--)
 	{
 		SrmLoser   *l = &winner[2 * i],
 				   *r = &winner[2 * i + 1];
+		bool		lwins;
 
-		if (loser_beats(m, l, r))
-		{
-			winner[i] = *l;
-			m->tree[i] = *r;
-		}
+		if (l->key != r->key)
+			lwins = l->key < r->key;
 		else
-		{
-			winner[i] = *r;
-			m->tree[i] = *l;
-		}
+			lwins = loser_beats(m, (int) l->idx, (int) r->idx);
+		winner[i] = lwins ? *l : *r;
+		m->tree[i] = lwins ? *r : *l;
 	}
 	m->tree[0] = K > 1 ? winner[1] : winner[K];
 	pfree(winner);
@@ -711,59 +735,137 @@ loser_init(SrmMerge *m)
 
 /*
  * loser_replay
- *		Input r has a new current tuple (or is done): replay its path.
+ *		Input r has a new current tuple of order key key (or is done):
+ *		replay its path.
  */
 static pg_attribute_always_inline void
-loser_replay(SrmMerge *m, int r, bool normalized)
+loser_replay(SrmMerge *m, int r, uint64 key)
 {
-	SrmLoser	w;
 	SrmLoser   *tree = m->tree;
-	int			node = (r + m->nruns) / 2;
+	uint64		wkey = key;
+	uint64		widx = (uint64) r;
+	int			node = (r + m->nruns) >> 1;
 
-	loser_leaf(m, r, &w, normalized);
 	while (node >= 1)
 	{
 		SrmLoser   *n = &tree[node];
 		uint64		nkey = n->key;
-		uint64		nri = n->ri;
-		uint64		nb;
+		uint64		nidx = n->idx;
 		uint64		mask;
 		uint64		dk;
-		uint64		dri;
+		uint64		di;
 
 		/*
 		 * The outcome of a match on random keys is a coin toss, so a branch
-		 * on it mispredicts half the time: decide it by arithmetic and swap
-		 * by masks; only equal keys take a branch.  (rank, key) compares as
-		 * one 128-bit number, and rank and input move as one word.
+		 * on it mispredicts half the time: the node and the winner swap by
+		 * masks (compilers turn conditional moves back into branches here),
+		 * and only equal keys take a branch, to the exact comparison.
 		 */
-#ifdef HAVE_INT128
-		nb = (((uint128) (nri >> 32) << 64) | nkey) <
-			(((uint128) (w.ri >> 32) << 64) | w.key);
-#else
-		nb = (uint64) ((nri >> 32) < (w.ri >> 32)) |
-			((uint64) ((nri >> 32) == (w.ri >> 32)) & (uint64) (nkey < w.key));
-#endif
-		if (unlikely(((nkey ^ w.key) | ((nri ^ w.ri) >> 32)) == 0))
-			nb = loser_beats(m, n, &w);
-		mask = -nb;
-		dk = (nkey ^ w.key) & mask;
-		dri = (nri ^ w.ri) & mask;
+		mask = -(uint64) (nkey < wkey);
+		dk = (nkey ^ wkey) & mask;
+		di = (nidx ^ widx) & mask;
+		if (unlikely(nkey == wkey) && loser_beats(m, (int) nidx, (int) widx))
+			di = nidx ^ widx;
 		n->key = nkey ^ dk;
-		n->ri = nri ^ dri;
-		w.key ^= dk;
-		w.ri ^= dri;
-		node /= 2;
+		n->idx = nidx ^ di;
+		wkey ^= dk;
+		widx ^= di;
+		node >>= 1;
 	}
-	tree[0] = w;
+	tree[0].key = wkey;
+	tree[0].idx = widx;
+}
+
+/*
+ * read_key
+ *		Input in's current record's key into t when SrmRecFastKey cannot
+ *		read it; returns its order key.  Out of line, so that no local of
+ *		the merge's every step has its address taken.
+ */
+static pg_noinline uint64
+read_key(SrmMerge *m, SrmInput *in, SrmTuple *t)
+{
+	uint64		key;
+	uint8		nrank;
+
+	in->cur_reclen = SrmRecKey(m->ts->fmt, in->cur_rec, &key, &nrank);
+	t->datum1 = (Datum) key;
+	t->nrank = nrank;
+	t->isnull1 = (nrank != SRM_NRANK_VALUE);
+	return order_key(true, key, nrank);
+}
+
+/*
+ * take_plain
+ *		The final merge's common record: its tuple rebuilt at once, with
+ *		its key read from it, into the tuple buffer not holding the tuple
+ *		before it (see rebuild); false for any other record.
+ */
+static pg_attribute_always_inline bool
+take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
+{
+	uint64		key;
+	void	   *tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
+										&in->tbuf[in->tnext],
+										m->ts->block_size, &key);
+
+	if (tuple == NULL)
+		return false;
+	in->tnext ^= 1;
+	in->cur_reclen = SrmRecPlainSize(in->cur_rec);
+	t->tuple = tuple;
+	t->datum1 = (Datum) key;
+	t->nrank = SRM_NRANK_VALUE;
+	t->isnull1 = false;
+	*okey = key;
+	return true;
+}
+
+/*
+ * head_key
+ *		The key of input r's (in's) current record into *t, and its order
+ *		key into *okey: read from the record in place, or, without
+ *		normalized keys, from the tuple rebuilt at once.
+ */
+static pg_attribute_always_inline void
+head_key(SrmMerge *m, SrmInput *in, int r, SrmTuple *t, uint64 *okey)
+{
+	t->tuple = NULL;
+	if (m->normalized)
+	{
+		/* the record gives the normalized key: no tuple, no deforming */
+		uint64		key;
+
+		in->cur_reclen = SrmRecFastKey(m->ts->fmt, in->cur_rec, &key);
+		if (likely(in->cur_reclen != 0))
+		{
+			t->datum1 = (Datum) key;
+			t->nrank = SRM_NRANK_VALUE;
+			t->isnull1 = false;
+			*okey = key;
+		}
+		else
+			*okey = read_key(m, in, t);
+	}
+	else
+	{
+		Assert(t == &m->cur[r]);
+		in->cur_reclen = SrmRecSize(in->cur_rec);
+		materialize(m, r);
+		SrmKeysSetDatum1(m->keys, t, false);
+		*okey = 0;
+	}
 }
 
 /*
  * input_head
- *		Take the next record of input r into *t; false if it has none left.
+ *		Take the next record of input r into *t, and its order key into
+ *		*okey; false if it has none left.  eager: the caller hands every
+ *		tuple out (the final merge), so the common record's tuple is
+ *		rebuilt at once (take_plain) rather than when it wins.
  */
 static pg_attribute_always_inline bool
-input_head(SrmMerge *m, int r, SrmTuple *t)
+input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager)
 {
 	SrmInput   *in = &m->inputs[r];
 
@@ -779,29 +881,19 @@ input_head(SrmMerge *m, int r, SrmTuple *t)
 		in->cur_rec = in->big;
 		in->big_in_heap = in->big;
 		m->nbig++;
+		m->attention = true;
 		in->big = NULL;
 		in->rec = NULL;
 	}
 	else
+	{
 		in->cur_rec = in->rec;
+		if (eager && m->plain && take_plain(m, in, t, okey))
+			goto taken;
+	}
+	head_key(m, in, r, t, okey);
+taken:
 	in->recs_left--;
-	t->tuple = NULL;
-	if (m->keys->norm != SRM_NORM_NONE)
-	{
-		/* the record gives the normalized key: no tuple, no deforming */
-		uint64		key;
-
-		in->cur_reclen = SrmRecReadKey(m->ts->fmt, in->cur_rec, &key, &t->nrank);
-		t->datum1 = (Datum) key;
-		t->isnull1 = (t->nrank != SRM_NRANK_VALUE);
-	}
-	else
-	{
-		Assert(t == &m->cur[r]);
-		in->cur_reclen = SrmRecSize(in->cur_rec);
-		materialize(m, r);
-		SrmKeysSetDatum1(m->keys, t, false);
-	}
 	if (in->rec != NULL)
 	{
 		in->rec += in->cur_reclen;
@@ -852,8 +944,9 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->cur = palloc0(nruns * sizeof(SrmTuple));
 	m->done = palloc0(nruns * sizeof(bool));
 	m->normalized = (keys->norm != SRM_NORM_NONE);
-	m->recycle = dsm;
+	m->attention = dsm;
 	m->ties = !m->normalized || SrmKeysNeedTies(keys);
+	m->plain = m->normalized && ts->fmt->heap && SrmRecFast(ts->fmt);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
@@ -935,10 +1028,14 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	/* step 2: the first item of every run into the main merge */
 	for (r = 0; r < nruns; r++)
 	{
-		m->done[r] = !input_head(m, r, &m->cur[r]);
+		uint64		okey;
+
+		m->done[r] = !input_head(m, r, &m->cur[r], &okey, false);
 		if (!m->done[r])
 			m->nlive++;
 	}
+	if (m->nlive == 0)
+		m->attention = true;
 	loser_init(m);
 
 	MemoryContextSwitchTo(old);
@@ -946,13 +1043,24 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 }
 
 /*
- * recycle
- *		What the previous call handed out may be recycled now; DSM refills
- *		its buffers.
+ * attend
+ *		The rare work of a step, behind one flag (attention) that every
+ *		step tests: the Parallel_Read the previous step's marked block
+ *		asked for (steps 12, 6-9), recycling what the previous step handed
+ *		out, DSM's refills, a BIG record handed out now, and the end.
+ *		Returns false at the end.
  */
-static pg_noinline void
-recycle(SrmMerge *m)
+static pg_noinline bool
+attend(SrmMerge *m)
 {
+	SrmInput   *in;
+
+	if (m->pause)
+	{
+		m->pause = false;
+		m->marked = m->next_marked;
+		srm_prepare_reads(m);
+	}
 	if (m->release_buf != NULL)
 	{
 		put_buf(m, m->release_buf);
@@ -965,67 +1073,57 @@ recycle(SrmMerge *m)
 	}
 	if (m->dsm)
 		SrmDsmRefill(m->dsm);
-	m->recycle = (m->dsm != NULL);
+	m->attention = (m->dsm != NULL || m->nbig > 0 || m->nlive == 0);
+	if (m->nlive == 0)
+		return false;
+
+	in = &m->inputs[m->tree[0].idx];
+	if (m->nbig > 0 &&
+		in->big_in_heap != NULL && in->big_in_heap == in->cur_rec)
+	{
+		/* a BIG record handed out: freed at the next step */
+		m->release_big = in->big_in_heap;
+		in->big_in_heap = NULL;
+		m->nbig--;
+		m->attention = true;
+	}
+	return true;
 }
 
 /*
  * merge_winner
- *		Start a step of the merge: recycle what the previous call handed
- *		out and find the input whose tuple is next; false at the end.  The
- *		rare work behind one flag and one count: every row passes here.
+ *		Start a step of the merge: the input whose tuple is next, after
+ *		the rare work if any (attend); false at the end.  Every row passes
+ *		here.
  */
 static pg_attribute_always_inline bool
 merge_winner(SrmMerge *m, int *winner)
 {
-	int			r;
-	SrmInput   *in;
-
-	CHECK_FOR_INTERRUPTS();
-	if (unlikely(m->recycle))
-		recycle(m);
-	if (m->nlive == 0)
+	if (unlikely(m->attention) && !attend(m))
 		return false;
-
-	r = LOSER_IDX(&m->tree[0]);
-	in = &m->inputs[r];
-	if (unlikely(m->nbig > 0) &&
-		in->big_in_heap != NULL && in->big_in_heap == in->cur_rec)
-	{
-		/* a BIG record handed out: freed at the next call */
-		m->release_big = in->big_in_heap;
-		in->big_in_heap = NULL;
-		m->nbig--;
-		m->recycle = true;
-	}
-	*winner = r;
+	*winner = (int) m->tree[0].idx;
 	return true;
 }
 
 /*
  * merge_advance
  *		Finish a step: the winner r's next tuple replaces the one handed
- *		out.  Pauses for the next Parallel_Read (steps 12, 6-9) when the
- *		marked block begins to participate.
+ *		out.  When the marked block begins to participate, the next step
+ *		issues the next Parallel_Read first (attend).
  */
 static pg_attribute_always_inline void
-merge_advance(SrmMerge *m, int r)
+merge_advance(SrmMerge *m, int r, bool eager)
 {
-	if (!input_head(m, r, &m->cur[r]))
+	uint64		okey;
+
+	if (unlikely(!input_head(m, r, &m->cur[r], &okey, eager)))
 	{
 		m->done[r] = true;
-		m->nlive--;
+		if (--m->nlive == 0)
+			m->attention = true;
+		okey = PG_UINT64_MAX;
 	}
-	if (m->normalized)
-		loser_replay(m, r, true);
-	else
-		loser_replay(m, r, false);
-
-	if (m->pause)
-	{
-		m->pause = false;
-		m->marked = m->next_marked;
-		srm_prepare_reads(m);
-	}
+	loser_replay(m, r, okey);
 }
 
 /*
@@ -1041,11 +1139,11 @@ SrmMergeNext(SrmMerge *m)
 
 	if (!merge_winner(m, &r))
 		return NULL;
-	/* rebuilt already if it broke a tie, else now */
+	/* rebuilt already (take_plain, or to break a tie), else now */
 	tuple = m->cur[r].tuple;
 	if (tuple == NULL)
 		tuple = rebuild(m, &m->inputs[r]);
-	merge_advance(m, r);
+	merge_advance(m, r, true);
 	return tuple;
 }
 
@@ -1066,7 +1164,7 @@ SrmMergeToRun(SrmMerge *m, SrmRunWriter *w)
 
 		SrmRunWriterAppend(w, in->cur_rec, in->cur_reclen,
 						   (uint64) m->cur[r].datum1, m->cur[r].nrank);
-		merge_advance(m, r);
+		merge_advance(m, r, false);
 	}
 }
 

@@ -143,12 +143,39 @@ rec_roundtrip(RecCase *c, TupleDesc form_desc, Datum *values, bool *isnull,
 				  c->name, what, (unsigned long long) key, nrank, sz,
 				  (unsigned long long) ekey, erank, size);
 			key = ~ekey;
-			nrank = 99;
-			sz = SrmRecReadKey(fmt, rec, &key, &nrank);
-			CHECK(sz == size && key == ekey && nrank == erank,
-				  "%s %s: SrmRecReadKey %016llx/%d (%zu bytes), expected %016llx/%d (%zu)",
-				  c->name, what, (unsigned long long) key, nrank, sz,
+			sz = SrmRecFastKey(fmt, rec, &key);
+			CHECK(sz == 0 || (sz == size && key == ekey && erank == SRM_NRANK_VALUE),
+				  "%s %s: SrmRecFastKey %016llx (%zu bytes), expected %016llx/%d (%zu)",
+				  c->name, what, (unsigned long long) key, sz,
 				  (unsigned long long) ekey, erank, size);
+		}
+		if (fmt->heap && SrmRecFast(fmt))
+		{
+			/*
+			 * the final merge's one pass: the tuple and the key, for every
+			 * short record without a stored key of a tuple without NULLs
+			 */
+			SrmTupleBuf tb;
+			uint64		key = ~ekey;
+			bool		plain = !haskey && paylen < 0x40 &&
+				!(((MinimalTuple) mt)->t_infomask & HEAP_HASNULL) &&
+				((MinimalTuple) mt)->t_hoff == MINIMAL_TUPLE_OFFSET + SRM_REC_PLAIN_HOFF;
+
+			tb.size = len + 8;
+			tb.data = palloc(tb.size);
+			memset(tb.data, 0x5A, tb.size);
+			copy = SrmRecTakePlain(fmt, rec, &tb, BLCKSZ, &key);
+			CHECK((copy != NULL) == plain,
+				  "%s %s: SrmRecTakePlain %s a record it should %s", c->name, what,
+				  copy != NULL ? "took" : "left", plain ? "take" : "leave");
+			CHECK(copy == NULL ||
+				  (copy == tb.data && key == ekey && erank == SRM_NRANK_VALUE &&
+				   ((MinimalTuple) copy)->t_len == len &&
+				   memcmp(copy, mt, len) == 0 && (uint8) copy[len] == 0x5A),
+				  "%s %s: SrmRecTakePlain's tuple or key %016llx differs (%016llx)",
+				  c->name, what, (unsigned long long) key,
+				  (unsigned long long) ekey);
+			pfree(tb.data);
 		}
 		{
 			/* into a buffer with room: nothing written past the tuple */
@@ -523,7 +550,8 @@ pair_roundtrip(const char *name, SrmKeys *keys, SrmRecFormat *fmt, TupleDesc des
 {
 	MinimalTuple mt = form_minimal(desc, v, n);
 	SrmTuple	t = {0};
-	Size		size;
+	Size		size,
+				sz;
 	char	   *rec;
 	uint32		paylen;
 	bool		haskey;
@@ -537,14 +565,21 @@ pair_roundtrip(const char *name, SrmKeys *keys, SrmRecFormat *fmt, TupleDesc des
 	SrmRecEncode(fmt, rec, size, mt, mt->t_len, t.datum1, t.nrank);
 	SrmRecHeader(rec, &paylen, &haskey);
 	CHECK(haskey == expect_key, "%s: key %s", name, haskey ? "stored" : "not stored");
+	/* the inline common case: every short record without NULLs or a key */
+	key = ~(uint64) t.datum1;
+	sz = SrmRecFastKey(fmt, rec, &key);
+	CHECK(sz == (!haskey && paylen < 0x40 && !(mt->t_infomask & HEAP_HASNULL) ?
+				 size : 0) &&
+		  (sz == 0 || (key == (uint64) t.datum1 && t.nrank == SRM_NRANK_VALUE)),
+		  "%s: SrmRecFastKey %016llx (%zu bytes of %zu), the tuple's %016llx/%d",
+		  name, (unsigned long long) key, sz, size,
+		  (unsigned long long) t.datum1, t.nrank);
 	key = ~(uint64) t.datum1;
 	nrank = 99;
-	CHECK(SrmRecReadKey(fmt, rec, &key, &nrank) == size && key == (uint64) t.datum1 &&
-		  nrank == t.nrank, "%s: read %016llx/%d, the tuple's %016llx/%d", name,
-		  (unsigned long long) key, nrank, (unsigned long long) t.datum1, t.nrank);
-	key = ~(uint64) t.datum1;
-	CHECK(SrmRecKey(fmt, rec, &key, &nrank) == size && key == (uint64) t.datum1,
-		  "%s: SrmRecKey %016llx", name, (unsigned long long) key);
+	CHECK(SrmRecKey(fmt, rec, &key, &nrank) == size && key == (uint64) t.datum1 &&
+		  nrank == t.nrank, "%s: SrmRecKey %016llx/%d, the tuple's %016llx/%d",
+		  name, (unsigned long long) key, nrank, (unsigned long long) t.datum1,
+		  t.nrank);
 	pfree(rec);
 	pfree(mt);
 }
