@@ -40,6 +40,11 @@ def part_of(path):
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("desc: Trigger:"):
+                # srmsort's leader waiting for worker 0's merge: a few
+                # hundred instructions, and callgrind may dump only after
+                # it; what precedes is the leader's input
+                if "SrmParallelWaitMerge" in line:
+                    return "before"
                 if "--dump-before" in line:
                     return "before"
                 if "--dump-after" in line:
@@ -66,12 +71,16 @@ def total_of(path):
 def load(d, tag):
     """{part: {fn: Ir}}, {part: total} over every process of a run, and
     {pid: total} of each process (the backend's, running index_build, under
-    the key 'backend')."""
+    the key 'backend').  A process that never dumped (a parallel worker
+    that only scans and writes runs) has its one part counted as 'before';
+    the 'after' parts of processes other than the backend (a worker's
+    merge, sent to the leader) go under 'after_w'."""
     costs = defaultdict(lambda: defaultdict(int))
     totals = defaultdict(int)
     procs = defaultdict(int)
     backend = None
     wrapped = False
+    read = []
     for p in sorted(glob.glob(os.path.join(d, "callgrind", tag + ".*.out*"))):
         if p.endswith(".txt"):
             continue
@@ -92,7 +101,14 @@ def load(d, tag):
             # parallel worker dumping at SrmSorterPerform): no phases
             wrapped = True
         procs[pid] += total_of(p)
-        totals[part] += t or 0
+        read.append((pid, part, c, t or 0))
+    parts_of = defaultdict(set)
+    for pid, part, _, _ in read:
+        parts_of[pid].add(part)
+    for pid, part, c, t in read:
+        if pid != backend and part == "after":
+            part = "after_w" if len(parts_of[pid]) > 1 else "before"
+        totals[part] += t
         for fn, v in c.items():
             costs[part][fn] += v
     if backend is not None:
@@ -119,8 +135,12 @@ def row(label, v, n, whole):
 
 def gist_table(costs, totals, n, srm):
     """Phases of a sorted GiST build."""
-    b, p, a = costs["before"], costs["perform"], costs["after"]
-    total = totals["before"] + totals["perform"] + totals["after"]
+    b, p, a = costs["before"], costs["perform"], defaultdict(int, costs["after"])
+    for fn, v in costs["after_w"].items():
+        a[fn] += v
+    totals = dict(totals)
+    totals["after"] = totals.get("after", 0) + totals.get("after_w", 0)
+    total = totals.get("before", 0) + totals.get("perform", 0) + totals["after"]
     put = fsum(b, pattern=re.compile(r"^(SrmSorterPut\w+|tuplesort_put\w+)$")) - \
         fsum(b, names=("tuplesort_puttuple_common",))
     compress = fsum(b, names=("gistCompressValues",))
@@ -151,6 +171,75 @@ def gist_table(costs, totals, n, srm):
         row("**not the sort**", total - sort, n, total),
     ]
     return [l for l in lines if l], total, sort
+
+
+# a btree build's named steps: (label, PostgreSQL's functions, srmsort's)
+BT_PUT = ("tuplesort_putindextuplevalues", "SrmSorterPutIndexValues")
+BT_FORM = (("index_form_tuple", "index_form_tuple_context"),
+           ("SrmIndexTupleSize", "SrmIndexTupleFill"))
+# run formation while the input comes (sorting and writing a full load)
+BT_RUNS = (("tuplesort_puttuple_common",), ("dump_run",))
+# the sorted stream: the sort's output (a parallel srmsort build's leader
+# reads worker 0's merge from a queue)
+BT_GET = (("tuplesort_getindextuple",), ("SrmSorterGetIndexTuple", "SrmParallelNextTuple"))
+BT_WRITES = (("smgr_bulk_get_buf", "smgr_bulk_write", "smgr_bulk_finish"),
+             ("SrmRelWriterPutLogged", "SrmRelWriterEnd", "smgrimmedsync"))
+BT_LOAD = (("_bt_truncate", "_bt_pageinit", "_bt_keep_natts_fast", "_bt_dedup_start_pending",
+            "_bt_dedup_save_htid", "_bt_form_posting", "PageAddItemExtended", "CopyIndexTuple"),
+           ("_bt_truncate", "_bt_pageinit", "_bt_dedup_start_pending", "_bt_dedup_save_htid",
+            "_bt_form_posting", "PageIndexTupleOverwrite", "CopyIndexTuple"))
+
+
+def btree_table(costs, totals, n, srm):
+    """Phases of a btree build (serial or parallel: every process's parts
+    summed)."""
+    b, a = costs["before"], costs["after"]
+    total = sum(totals.values())
+    k = 1 if srm else 0
+    put = fsum(b, names=(BT_PUT[k],))
+    form = fsum(b, names=BT_FORM[k])
+    # a parallel participant's last load, sorted and written for the
+    # merge after its input (srmsort; PostgreSQL's workers do it in
+    # tuplesort_performsort)
+    export = fsum(b, names=("SrmSorterFinishRuns",)) if srm else 0
+    runs = max(0, fsum(b, names=BT_RUNS[k]) - export)
+    # the backend's stream, and a worker's merge that feeds it (srmsort's
+    # worker 0)
+    get = fsum(a, names=BT_GET[k])
+    merge_w = totals.get("after_w", 0)
+    writes = fsum(a, names=BT_WRITES[k])
+    load_named = fsum(a, names=BT_LOAD[k])
+    lines = [
+        "| phase | instr/row | share of the build |",
+        "|---|---|---|",
+        row("heap scan, FormIndexDatum, the callback (before the sort is performed, less the put)",
+            totals["before"] - put - export, n, total),
+        row("sort input: the index tuple formed and put (%s)" % BT_PUT[k], put, n, total),
+        row("  of which forming the tuple (%s%s)" % (", ".join(BT_FORM[k]),
+                                                     "; inline when every column has a fixed"
+                                                     " length" if srm else ""), form, n, total),
+        row("  of which run formation: full loads sorted and written (%s)" % BT_RUNS[k][0],
+            runs, n, total),
+        row("  the rest: copy, key, bookkeeping", put - form - runs, n, total),
+        row("a participant's last load sorted and written for the merge (SrmSorterFinishRuns)",
+            export, n, total) if export else None,
+        row("sort perform (%s)" % ("SrmSorterPerform, SrmParallelWaitMerge" if srm
+                                   else "tuplesort_performsort"),
+            totals.get("perform", 0), n, total),
+        row("sort output: the merge (%s%s)" % (", ".join(BT_GET[k]),
+                                              "; a worker's merge sent to the leader" if merge_w else ""),
+            get + merge_w, n, total),
+        row("btree load: pages built, written and logged (the rest after)",
+            totals.get("after", 0) - get, n, total),
+        row("  of which page writes and WAL (%s)" % ", ".join(BT_WRITES[k]), writes, n, total),
+        row("  of which nbtree helpers (truncate, pageinit, dedup%s)"
+            % ("" if srm else ", PageAddItem, CopyIndexTuple"), load_named, n, total),
+        row("**the build** (index_build and the workers' build functions)", total, n, total),
+    ]
+    lines = [l for l in lines if l]
+    sort = put - form + export + totals.get("perform", 0) + get + merge_w
+    lines.append(row("**the sort** (input less forming + perform + output)", sort, n, total))
+    return lines, total, sort
 
 
 def other_table(costs, totals, n):
@@ -192,6 +281,7 @@ def main():
     print("Inclusive costs inside index_build and the parallel workers' build")
     print("functions, summed over the processes of each run.\n")
     gist = {}
+    busiest = {}
     for tag in tags:
         case, sys_ = tag.rsplit("-", 1)
         costs, totals, procs = load(a.dir, tag)
@@ -210,6 +300,10 @@ def main():
         if case.startswith("gist"):
             lines, total, sort = gist_table(costs, totals, n, sys_ == "srm")
             gist[(case, sys_)] = (total, sort)
+        elif case.startswith("btree"):
+            lines, total, sort = btree_table(costs, totals, n, sys_ == "srm")
+            gist[(case, sys_)] = (total, sort)
+            busiest[(case, sys_)] = max(procs.values())
         else:
             lines, total, sort = other_table(costs, totals, n)
         print("\n".join(lines))
@@ -224,8 +318,19 @@ def main():
                   % (nt / n, st / n, nt / st))
             print("* PostgreSQL's build less its sort: %.0f per row; with a sort that cost"
                   " nothing the ratio would be at most %.2f" % ((nt - ns) / n, nt / (nt - ns)))
-            print("* srmsort's build less its sort: %.0f per row (PostgreSQL's: %.0f)\n"
-                  % ((st - ss) / n, (nt - ns) / n))
+            print("* srmsort's build less its sort: %.0f per row (PostgreSQL's: %.0f);"
+                  " were srmsort's sort free, the ratio would be at most %.2f"
+                  % ((st - ss) / n, (nt - ns) / n, nt / (st - ss)))
+            bn, bs = busiest.get((case, "native")), busiest.get((case, "srm"))
+            if bn and bs and bn != nt:
+                print("* the busiest process (the critical path, a CPU each), PostgreSQL / srmsort:"
+                      " %.0f / %.0f per row = %.2f" % (bn / n, bs / n, bn / bs))
+                # the benchmark machine's two CPUs: the busiest process or
+                # half the work, whichever is more
+                pn, ps = max(bn, nt / 2), max(bs, st / 2)
+                print("* on two CPUs (the busiest process, or half of all instructions),"
+                      " PostgreSQL / srmsort: %.0f / %.0f per row = %.2f" % (pn / n, ps / n, pn / ps))
+            print()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,16 @@
 #   bench/profile_build.sh --cases gist_point --rows 2000000        # GiST both ways
 #   bench/profile_build.sh --pg 19 --cases hash_int8,brin_int8,gin_int4arr --rows 2000000
 #   bench/profile_build.sh --cases gist_postgis --systems srm --gist-workers 2 --mwm 1GB
+#   bench/profile_build.sh --pg 19 --cases btree_date_int4,btree_int8 --mwm 1GB --btree-workers 2
 #
 # Cases (table, statement, settings):
+#   btree_date_int4  a date of 2,500 values then a random int4 (the goals'
+#                numeric case, bench.py's date_int4), CREATE INDEX ON (d, b)
+#   btree_int8   random int8 (bench.py's int8), CREATE INDEX ON (k)
+#                btree builds run both ways (native: srmsort.create_index
+#                off), max_parallel_maintenance_workers --btree-workers
+#                (default 0: serial; PostgreSQL then plans the workers as
+#                for a build outside the profile)
 #   gist_point   random core points, CREATE INDEX ... USING gist (p):
 #                systems native (srmsort.create_index off) and srm
 #   gist_postgis the same on PostGIS points (needs postgis)
@@ -31,11 +39,14 @@
 # `valgrind --tool=callgrind` (its children are forks, followed: one output
 # per process), collecting only inside index_build and the parallel
 # workers' build functions, with a dump at the entry and exit of the
-# sort's perform step (tuplesort_performsort, SrmSorterPerform), so that
-# the costs fall into parts: before the sort is performed (scan, tuple
-# forming, the sort's input), the perform step, after (the sort's output
-# and the index's pages).  bench/profile_build.py sums every process's
-# callgrind_annotate inclusive listing by phase and writes phases.md.
+# sort's perform step (tuplesort_performsort, SrmSorterPerform, and
+# SrmParallelWaitMerge, where srmsort's leader waits for worker 0's
+# merge), so that the costs fall into parts: before the sort is performed
+# (scan, tuple forming, the sort's input), the perform step, after (the
+# sort's output and the index's pages).  A worker that never performs a
+# sort (srmsort's, but worker 0) has one part, its input.
+# bench/profile_build.py sums every process's callgrind_annotate inclusive
+# listing by phase and writes phases.md.
 # Debian's postgres is stripped: exported functions have names
 # (tuplesort_*, gistSplit, ...), static ones appear as addresses.  Results
 # (run.md, callgrind/, phases.md) go to
@@ -49,6 +60,7 @@ SYSTEMS=native,srm
 MWM=64MB
 WORKERS=2
 GIST_WORKERS=0
+BTREE_WORKERS=0
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -59,8 +71,9 @@ while [ $# -gt 0 ]; do
         --mwm) MWM=${2:?}; shift ;;
         --workers) WORKERS=${2:?}; shift ;;
         --gist-workers) GIST_WORKERS=${2:?}; shift ;;
+        --btree-workers) BTREE_WORKERS=${2:?}; shift ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--cases A,B] [--systems native,srm] [--mwm 64MB] [--workers N] [--gist-workers N] [--out DIR]" >&2
+        *) echo "usage: $0 [--pg N] [--rows N] [--cases A,B] [--systems native,srm] [--mwm 64MB] [--workers N] [--gist-workers N] [--btree-workers N] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
@@ -85,7 +98,8 @@ table_of() {
     case "$1" in
         gist_point) echo "SELECT point(x, y) AS p, i::int8 AS v FROM (SELECT $XY, i FROM generate_series(1, $ROWS) i) s" ;;
         gist_postgis) echo "SELECT ST_MakePoint(x, y) AS p, i::int8 AS v FROM (SELECT $XY, i FROM generate_series(1, $ROWS) i) s" ;;
-        hash_int8 | brin_int8) echo "SELECT (random() * 9e18)::int8 AS k, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
+        btree_date_int4) echo "SELECT DATE '2020-01-01' + floor(random() * 2500)::int AS d, (random() * 4e9 - 2e9)::int4 AS b, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
+        btree_int8 | hash_int8 | brin_int8) echo "SELECT (random() * 9e18)::int8 AS k, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
         # i * 0 ties the subquery to the row, so that it runs for each
         gin_int4arr) echo "SELECT ARRAY(SELECT (random() * 99999)::int4 + 1 FROM generate_series(1, 1 + (random() * 9)::int + i * 0)) AS a, i::int8 AS v FROM generate_series(1, $ROWS) i" ;;
         *) srm_die "unknown case $1" ;;
@@ -94,6 +108,8 @@ table_of() {
 index_of() {
     case "$1" in
         gist_*) echo "USING gist (p)" ;;
+        btree_date_int4) echo "(d, b)" ;;
+        btree_int8) echo "(k)" ;;
         hash_int8) echo "USING hash (k)" ;;
         brin_int8) echo "USING brin (k)" ;;
         gin_int4arr) echo "USING gin (a)" ;;
@@ -109,6 +125,7 @@ workers_of() {
     case "$1" in
         brin_* | gin_*) echo "$WORKERS" ;;
         gist_*) echo "$GIST_WORKERS" ;;
+        btree_*) echo "$BTREE_WORKERS" ;;
         *) echo 0 ;;
     esac
 }
@@ -130,10 +147,11 @@ cg_start() {
     local tag=$1 sb=$2 i
     srm_as_user valgrind --tool=callgrind --trace-children=yes \
         --toggle-collect=index_build --toggle-collect=_brin_parallel_build_main \
-        --toggle-collect=_gin_parallel_build_main \
+        --toggle-collect=_gin_parallel_build_main --toggle-collect=_bt_parallel_build_main \
         --toggle-collect=srm_parallel_build_main --toggle-collect=srm_gist_split_main \
         --dump-before=tuplesort_performsort --dump-after=tuplesort_performsort \
         --dump-before=SrmSorterPerform --dump-after=SrmSorterPerform \
+        --dump-before=SrmParallelWaitMerge --dump-after=SrmParallelWaitMerge \
         --callgrind-out-file="$OUT/callgrind/$tag.%p.out" \
         "$SRM_BIN/postgres" -D "$SRM_PGDATA" -c shared_buffers="$sb" -c autovacuum=off \
         >"$OUT/callgrind/$tag.server.log" 2>&1 &
@@ -146,7 +164,7 @@ cg_start() {
 
 for c in "${CASE_LIST[@]}"; do
     for sys in "${SYS_LIST[@]}"; do
-        case "$c" in gist_*) ;; *) [ "$sys" = native ] || continue ;; esac
+        case "$c" in gist_* | btree_*) ;; *) [ "$sys" = native ] || continue ;; esac
         tag=$c-$sys
         srm_log "callgrind $tag"
         cg_start "$tag" "$(buffers_of "$c")"

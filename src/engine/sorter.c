@@ -656,6 +656,25 @@ SrmSorterPutIndexValues(SrmSorter *s, Relation indexRel, ItemPointer self,
 	IndexTuple	itup;
 
 	check_loading(s, "SrmSorterPutIndexValues");
+	if (s->load.ix_fixed)
+	{
+		bool		hasnull = false;
+		int			i;
+
+		for (i = 0; i < s->load.ix_natts; i++)
+			hasnull |= isnull[i];
+		if (!hasnull)
+		{
+			/* the common case: fixed-length columns, no NULL */
+			len = s->load.ix_size;
+			make_room(s, len);
+			itup = SrmMemLoadAlloc(&s->load, len);
+			SrmIndexTupleFillFixed(&s->load, values, (char *) itup);
+			itup->t_tid = *self;
+			added(s, itup, len);
+			return;
+		}
+	}
 	len = SrmIndexTupleSize(&s->load, values, isnull, &data_size);
 	if (len > 0)
 	{

@@ -115,6 +115,24 @@ pair_format(SrmRecFormat *fmt, SrmKeys *keys)
 	fmt->last_att = Max(fmt->key_att, key2_att);
 	fmt->derive = true;
 	fmt->fast_pair = true;
+
+	/*
+	 * (int4, int4), (date, int4) and the like: SrmKeysPairKey's halves
+	 * are SrmNorm32's (the bits, the sign flipped for signed types), each
+	 * inverted if DESC -- one xor of the two columns' bits.
+	 */
+	if (katt->attlen == 4 && k2att->attlen == 4 && keys->norm2_exact &&
+		(keys->norm == SRM_NORM_INT32 || keys->norm == SRM_NORM_OID) &&
+		(keys->norm2 == SRM_NORM_INT32 || keys->norm2 == SRM_NORM_OID))
+	{
+		uint32		hi = (keys->norm == SRM_NORM_INT32 ? 0x80000000 : 0) ^
+			(keys->norm_desc ? PG_UINT32_MAX : 0);
+		uint32		lo = (keys->norm2 == SRM_NORM_INT32 ? 0x80000000 : 0) ^
+			(keys->norm2_desc ? PG_UINT32_MAX : 0);
+
+		fmt->pair_u32 = true;
+		fmt->pair_xor = ((uint64) hi << 32) | lo;
+	}
 }
 
 /*

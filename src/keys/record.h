@@ -44,6 +44,10 @@ typedef struct SrmRecFormat
 	int			key2_att;		/* fast_pair: the second key's attribute */
 	int			key2_off;		/* ... its aligned data offset */
 	int16		key2_len;		/* ... its attlen (a by-value type) */
+	bool		pair_u32;		/* fast_pair of two 4-byte int4, date or oid
+								 * keys, both whole: the key is their bits
+								 * xor pair_xor */
+	uint64		pair_xor;		/* ... sign bits and DESC, as one xor */
 	int			last_att;		/* the last key attribute of the record's
 								 * key: key_att, or key2_att if later */
 	bool		key_desc;
@@ -436,6 +440,15 @@ SrmRecByvalAt(const char *p, int16 len)
 static inline uint64
 SrmRecPairAt(SrmRecFormat *fmt, const char *data)
 {
+	if (fmt->pair_u32)
+	{
+		uint32		a,
+					b;
+
+		memcpy(&a, data + fmt->key_off, sizeof(a));
+		memcpy(&b, data + fmt->key2_off, sizeof(b));
+		return (((uint64) a << 32) | b) ^ fmt->pair_xor;
+	}
 	return SrmKeysPairKey(fmt->keys,
 						  SrmRecByvalAt(data + fmt->key_off, fmt->key_len),
 						  SrmRecByvalAt(data + fmt->key2_off, fmt->key2_len));
@@ -574,9 +587,11 @@ SrmRecHeapPlain(SrmRecFormat *fmt, const MinimalTupleData *mt)
 
 /*
  * SrmRecEncodePlain
- *		SrmRecEncode's common case inline: a short SrmRecHeapPlain tuple.
- *		Returns the record's size, or 0 if the tuple is not such a case or
- *		its record needs more than room bytes: then SrmRecEncode decides.
+ *		SrmRecEncode's common case inline: a short SrmRecHeapPlain tuple,
+ *		or an index tuple without NULLs whose integer key its columns give
+ *		back.  Returns the record's size, or 0 if the tuple is not such a
+ *		case or its record needs more than room bytes: then SrmRecEncode
+ *		decides.
  */
 static inline Size
 SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
@@ -586,6 +601,17 @@ SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	Size		hoff;
 	Size		pay;
 
+	if (!fmt->heap)
+	{
+		/* the IndexTuple as it is, after a one-byte length word */
+		if (!(fmt->fast_int || fmt->fast_pair) ||
+			IndexTupleHasNulls((const IndexTupleData *) tuple) ||
+			len >= 0x40 || len + 1 > room)
+			return 0;
+		dst[0] = (char) (len << 1);
+		SrmRecCopy(dst + 1, tuple, len);
+		return len + 1;
+	}
 	if (!SrmRecHeapPlain(fmt, mt))
 		return 0;
 	hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;

@@ -135,9 +135,30 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	{
 		int			off = SrmFixedAttsEnd(keys->tupdesc, keys->tupdesc->natts);
 
-		load->ix_fixed = off >= 0;
+		/* too large for an index tuple: index_form_tuple's error */
+		load->ix_fixed = off >= 0 &&
+			MAXALIGN(IndexInfoFindDataOffset(0) + off) <= INDEX_SIZE_MASK;
 		if (load->ix_fixed)
+		{
+			TupleDesc	desc = keys->tupdesc;
+			int			i;
+
 			load->ix_size = MAXALIGN(IndexInfoFindDataOffset(0) + off);
+			load->ix_natts = desc->natts;
+			load->ix_off = palloc(desc->natts * sizeof(int16));
+			load->ix_len = palloc(desc->natts * sizeof(int16));
+			off = 0;
+			for (i = 0; i < desc->natts; i++)
+			{
+				Form_pg_attribute att = TupleDescAttr(desc, i);
+
+				off = att_align_nominal(off, att->attalign);
+				load->ix_off[i] = off;
+				/* by value: what store_att_byval stores */
+				load->ix_len[i] = att->attbyval ? att->attlen : -att->attlen;
+				off += att->attlen;
+			}
+		}
 	}
 	load->cxt = AllocSetContextCreate(CurrentMemoryContext, "srmsort tuples",
 									  ALLOCSET_DEFAULT_SIZES);

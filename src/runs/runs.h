@@ -45,6 +45,10 @@ typedef struct SrmMemLoad
 	SrmRecFormat fmt;			/* for reading integer keys in place */
 	bool		ix_fixed;		/* index sort, every column fixed-length */
 	Size		ix_size;		/* ... the size of its tuples without NULLs */
+	int			ix_natts;		/* ... its columns (SrmIndexTupleFillFixed) */
+	int16	   *ix_off;			/* ... their data offsets */
+	int16	   *ix_len;			/* ... their lengths: by value if > 0, else
+								 * by reference of -ix_len bytes */
 	void	   *lent;			/* heap tuple handed out by SrmMemLoadGet */
 	uint32		lent_save;		/* the bytes its t_len covers */
 	/*
@@ -141,6 +145,53 @@ SrmMemLoadAdd(SrmMemLoad *load, void *tuple, Size len)
 		return;
 	}
 	SrmMemLoadAddSlow(load, t);
+}
+
+/*
+ * SrmIndexTupleFillFixed
+ *		SrmIndexTupleFill's common case, for the input loop of an index
+ *		sort whose columns all have a fixed length (ix_fixed) when none is
+ *		NULL: the ix_size bytes at dst (MAXALIGNed) zeroed word by word,
+ *		then each column stored at its offset.  The caller sets t_tid.
+ */
+static pg_attribute_always_inline void
+SrmIndexTupleFillFixed(SrmMemLoad *load, const Datum *values, char *dst)
+{
+	char	   *data = dst + IndexInfoFindDataOffset(0);
+	Size		w;
+	int			i;
+
+#if MAXIMUM_ALIGNOF >= 8
+	for (w = 0; w < load->ix_size; w += sizeof(uint64))
+		*(uint64 *) (dst + w) = 0;
+#else
+	for (w = 0; w < load->ix_size; w += sizeof(uint32))
+		*(uint32 *) (dst + w) = 0;
+#endif
+	for (i = 0; i < load->ix_natts; i++)
+	{
+		char	   *p = data + load->ix_off[i];
+
+		switch (load->ix_len[i])
+		{
+			case 8:
+				*(int64 *) p = DatumGetInt64(values[i]);
+				break;
+			case 4:
+				*(int32 *) p = DatumGetInt32(values[i]);
+				break;
+			case 2:
+				*(int16 *) p = DatumGetInt16(values[i]);
+				break;
+			case 1:
+				*p = DatumGetChar(values[i]);
+				break;
+			default:
+				memcpy(p, DatumGetPointer(values[i]), -load->ix_len[i]);
+				break;
+		}
+	}
+	((IndexTuple) dst)->t_info = (unsigned short) load->ix_size;
 }
 
 /*
