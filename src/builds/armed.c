@@ -156,13 +156,6 @@ SrmArmedHas(SrmArmedSet set, Oid relid)
 	return list_member_oid(arm_sets[set], relid);
 }
 
-/* The set itself, to walk (not to change). */
-List *
-SrmArmedList(SrmArmedSet set)
-{
-	return arm_sets[set];
-}
-
 /*
  * SrmArmedPin
  *		Hold index's relcache entry open until the statement ends.  A

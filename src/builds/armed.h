@@ -14,7 +14,6 @@
 #ifndef SRM_ARMED_H
 #define SRM_ARMED_H
 
-#include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
@@ -29,7 +28,6 @@ typedef enum SrmArmedSet
 {
 	SRM_ARMED_CREATED,			/* created, swapped at index_create's
 								 * relcache callback */
-	SRM_ARMED_CONCURRENT,		/* created by a CONCURRENTLY statement */
 	SRM_ARMED_SWAPPED,			/* indexes whose ambuild is ours */
 	SRM_ARMED_STARTED,			/* builds begun: never swapped again */
 	SRM_ARMED_NSETS
@@ -45,7 +43,6 @@ extern int	SrmArmedKinds(void);
 extern void SrmArmedAdd(SrmArmedSet set, Oid relid);
 extern void SrmArmedRemove(SrmArmedSet set, Oid relid);
 extern bool SrmArmedHas(SrmArmedSet set, Oid relid);
-extern List *SrmArmedList(SrmArmedSet set);
 
 /* Hold an index's relcache entry open until SrmDisarm. */
 extern void SrmArmedPin(Relation index);

@@ -342,8 +342,6 @@ srm_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		return;
 	if (SrmArmedKinds() & (SRM_ARM_CREATE | SRM_ARM_CONCURRENT))
 		SrmArmedAdd(SRM_ARMED_CREATED, objectId);
-	if (SrmArmedKinds() & SRM_ARM_CONCURRENT)
-		SrmArmedAdd(SRM_ARMED_CONCURRENT, objectId);
 }
 
 /*
@@ -420,17 +418,18 @@ static void
 srm_relcache_callback(Datum arg, Oid relid)
 {
 	int			kinds = SrmArmedKinds();
+	bool		created = false;
 	Relation	index;
 
 	if (kinds == 0 || !OidIsValid(relid) ||
 		!IsTransactionState() || SrmArmedHas(SRM_ARMED_STARTED, relid))
 		return;
-	if ((kinds & (SRM_ARM_CREATE | SRM_ARM_CONCURRENT)) &&
-		SrmArmedHas(SRM_ARMED_CREATED, relid))
+	if (SrmArmedHas(SRM_ARMED_CREATED, relid))
 	{
 		/* only the first call: the one from index_create, entry open */
 		SrmArmedRemove(SRM_ARMED_CREATED, relid);
 		index = RelationIdGetRelation(relid);
+		created = true;
 	}
 	else
 	{
@@ -441,12 +440,13 @@ srm_relcache_callback(Datum arg, Oid relid)
 	if (index == NULL)
 		return;
 	/*
-	 * A CONCURRENTLY build comes in a later transaction: keep the entry.
+	 * A CONCURRENTLY statement builds the index it created in a later
+	 * transaction: keep the entry.
 	 * Not a system index's (a TOAST table's, which srmsort leaves to
 	 * PostgreSQL anyway): an open entry of one keeps its pg_index flags
 	 * from when it was opened, and REINDEX CONCURRENTLY changes them.
 	 */
-	if (swap_ambuild(index) && SrmArmedHas(SRM_ARMED_CONCURRENT, relid) &&
+	if (swap_ambuild(index) && created && (kinds & SRM_ARM_CONCURRENT) &&
 		!IsSystemRelation(index))
 		SrmArmedPin(index);
 	RelationClose(index);
