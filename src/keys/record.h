@@ -234,6 +234,23 @@ SrmRecPlainSize(const char *rec)
 	return 1 + ((uint8) rec[0] >> 1);
 }
 
+/*
+ * SrmRecPlainHeader
+ *		A MinimalTuple's usual 16-byte header without a null bitmap, in
+ *		fixed-size moves: zeros, then the record's t_infomask2 and
+ *		t_infomask (head) and t_hoff.
+ */
+static pg_attribute_always_inline void
+SrmRecPlainHeader(char *dst, uint32 head, uint8 hoffbyte)
+{
+	uint64		zero = 0;
+
+	memcpy(dst, &zero, sizeof(zero));
+	memcpy(dst + sizeof(uint64), &zero, sizeof(zero));
+	memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, &head, sizeof(head));
+	dst[MINIMAL_TUPLE_DATA_OFFSET + SRM_REC_HOFF] = (char) hoffbyte;
+}
+
 static pg_attribute_always_inline void *
 SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 {
@@ -244,7 +261,6 @@ SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 	uint8		hoffbyte;
 	Size		len;
 	char	   *dst;
-	uint64		zero = 0;
 
 	if (b >= 0x80 || (b & 1))
 		return NULL;
@@ -257,11 +273,7 @@ SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 		buf->size < len || buf->size > block_size)
 		return NULL;
 	dst = buf->data;
-	memcpy(dst, &zero, sizeof(zero));
-	memcpy(dst + sizeof(uint64), &zero, sizeof(zero));
-	/* t_infomask2 and t_infomask, then t_hoff */
-	memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, &head, sizeof(head));
-	dst[MINIMAL_TUPLE_DATA_OFFSET + SRM_REC_HOFF] = (char) hoffbyte;
+	SrmRecPlainHeader(dst, head, hoffbyte);
 	((MinimalTuple) dst)->t_len = (uint32) len;
 	SrmRecCopy(dst + SRM_REC_PLAIN_HOFF, body + SRM_REC_HEAP_FIXED,
 			   len - SRM_REC_PLAIN_HOFF);
@@ -320,16 +332,7 @@ SrmRecMaterializeInline(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 		return dst;
 	}
 	if (likely(fixed == SRM_REC_HEAP_FIXED && hoff == SRM_REC_PLAIN_HOFF))
-	{
-		/* no null bitmap: the usual 16-byte header in fixed-size moves */
-		uint64		zero = 0;
-
-		memcpy(dst, &zero, sizeof(zero));
-		memcpy(dst + sizeof(uint64), &zero, sizeof(zero));
-		/* t_infomask2 and t_infomask, then t_hoff */
-		memcpy(dst + MINIMAL_TUPLE_DATA_OFFSET, &head, sizeof(head));
-		dst[MINIMAL_TUPLE_DATA_OFFSET + SRM_REC_HOFF] = (char) hoffbyte;
-	}
+		SrmRecPlainHeader(dst, head, hoffbyte);
 	else
 	{
 		/* the header, its padding zero, then the fields kept */

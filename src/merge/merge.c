@@ -795,6 +795,16 @@ read_key(SrmMerge *m, SrmInput *in, SrmTuple *t)
 	return order_key(true, key, nrank);
 }
 
+/* t holds a value (not NULL) of normalized key key, its order key too. */
+static pg_attribute_always_inline void
+set_value_key(SrmTuple *t, uint64 key, uint64 *okey)
+{
+	t->datum1 = (Datum) key;
+	t->nrank = SRM_NRANK_VALUE;
+	t->isnull1 = false;
+	*okey = key;
+}
+
 /*
  * take_plain
  *		The final merge's common record: its tuple rebuilt at once, with
@@ -814,10 +824,7 @@ take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 	in->tnext ^= 1;
 	in->cur_reclen = SrmRecPlainSize(in->cur_rec);
 	t->tuple = tuple;
-	t->datum1 = (Datum) key;
-	t->nrank = SRM_NRANK_VALUE;
-	t->isnull1 = false;
-	*okey = key;
+	set_value_key(t, key, okey);
 	return true;
 }
 
@@ -838,12 +845,7 @@ head_key(SrmMerge *m, SrmInput *in, int r, SrmTuple *t, uint64 *okey)
 
 		in->cur_reclen = SrmRecFastKey(m->ts->fmt, in->cur_rec, &key);
 		if (likely(in->cur_reclen != 0))
-		{
-			t->datum1 = (Datum) key;
-			t->nrank = SRM_NRANK_VALUE;
-			t->isnull1 = false;
-			*okey = key;
-		}
+			set_value_key(t, key, okey);
 		else
 			*okey = read_key(m, in, t);
 	}
