@@ -172,6 +172,9 @@ prep(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
 	io->result = 0;
 	io->set = set;
 	io->next = NULL;
+	io->pieces_left = 0;
+	io->piece_failed = false;
+	io->piece_bytes = 0;
 	if (set->prep_tail)
 		set->prep_tail->next = io;
 	else
@@ -224,12 +227,18 @@ static void
 do_sync(SrmIo *io)
 {
 	uint32		done = 0;
+	uint32		piece = io->set->write_piece;
 
 	while (done < io->len)
 	{
-		ssize_t		r = io->is_write ?
-			pwrite(io->fd, io->buf + done, io->len - done, io->offset + done) :
-			pread(io->fd, io->buf + done, io->len - done, io->offset + done);
+		uint32		want = io->len - done;
+		ssize_t		r;
+
+		if (io->is_write && piece > 0)
+			want = Min(want, piece);
+		r = io->is_write ?
+			pwrite(io->fd, io->buf + done, want, io->offset + done) :
+			pread(io->fd, io->buf + done, want, io->offset + done);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -243,6 +252,31 @@ do_sync(SrmIo *io)
 		done += r;
 	}
 	complete(io, (int) done);
+}
+
+/*
+ * piece_done
+ *		A completion of io, or of one of its pieces: io is complete with the
+ *		last.  A piece that failed or was short (and so cancelled the pieces
+ *		linked after it) makes the result -EAGAIN: SrmIoWait then writes
+ *		the whole request again with pwrite, which reports the real error.
+ */
+static void
+piece_done(SrmIo *io, int res)
+{
+	if (io->pieces_left == 0)
+	{
+		complete(io, res);
+		return;
+	}
+	if (res < 0)
+		io->piece_failed = true;
+	else
+		io->piece_bytes += res;
+	if (--io->pieces_left > 0)
+		return;
+	complete(io, io->piece_failed || io->piece_bytes != io->len ?
+			 -EAGAIN : (int) io->len);
 }
 
 /*
@@ -263,7 +297,7 @@ reap(void)
 		 * (SrmIoCloseAsync), done whatever its result
 		 */
 		if (io != NULL)
-			complete(io, cqe->res);
+			piece_done(io, cqe->res);
 		io_uring_cqe_seen(&ring, cqe);
 		if (ring_pending > 0)
 			ring_pending--;
@@ -368,6 +402,37 @@ SrmIoCloseAsync(int fd)
 }
 
 /*
+ * prep_pieces
+ *		Prepare the write io as linked writes of at most write_piece bytes,
+ *		the first in sqe; returns the last piece's entry.  The link runs
+ *		them in order in one io_uring worker.  If the ring fills before the
+ *		last, get_sqe submits what is queued, which ends the chain there:
+ *		the pieces after it may then run beside those before, which is as
+ *		correct, only less orderly.
+ */
+static struct io_uring_sqe *
+prep_pieces(SrmIoSet *set, SrmIo *io, struct io_uring_sqe *sqe)
+{
+	uint32		done = 0;
+
+	io->pieces_left = (io->len + set->write_piece - 1) / set->write_piece;
+	io->piece_failed = false;
+	io->piece_bytes = 0;
+	for (;;)
+	{
+		uint32		n = Min(io->len - done, set->write_piece);
+
+		io_uring_prep_write(sqe, io->fd, io->buf + done, n, io->offset + done);
+		done += n;
+		if (done == io->len)
+			return sqe;
+		io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+		io_uring_sqe_set_data(sqe, io);
+		sqe = get_sqe(true);
+	}
+}
+
+/*
  * SrmIoSubmit
  *		See aio.h.
  */
@@ -401,7 +466,10 @@ SrmIoSubmit(SrmIoSet *set)
 
 			/* (the wait for room above is not the request's) */
 			INSTR_TIME_SET_CURRENT(io->submitted);
-			if (io->is_write)
+			if (io->is_write && set->write_piece > 0 &&
+				io->len > set->write_piece)
+				sqe = prep_pieces(set, io, sqe);
+			else if (io->is_write)
 				io_uring_prep_write(sqe, io->fd, io->buf, io->len, io->offset);
 			else
 			{
@@ -538,12 +606,17 @@ SrmIoWaitBusy(SrmIoSet *set, SrmIo *io)
 		INSTR_TIME_SET_CURRENT(end);
 		INSTR_TIME_SUBTRACT(end, start);
 		set->wait_ms += INSTR_TIME_GET_MILLISEC(end);
+	}
+	/* (also for a request reaped before this wait) */
+	if (set->method != SRM_IO_METHOD_SYNC)
+	{
 		if (io->result == -EAGAIN || io->result == -EINTR ||
 			io->result == -ECANCELED)
 		{
 			/*
 			 * A transient refusal (say, io_uring could not start a worker
-			 * for an async request): do it ourselves.
+			 * for an async request), or a piece of a write that failed:
+			 * do it ourselves.
 			 */
 			SrmIo		again = *io;
 

@@ -42,6 +42,13 @@ typedef enum SrmIoState
 
 struct SrmIoSet;
 
+/*
+ * Largest write into the page cache (SrmIoSet.write_piece).  Writes of
+ * 64kB and more get large folios, whose first fill the kernel copies
+ * several times slower per byte on the VMs measured (bench/README.md).
+ */
+#define SRM_WRITE_PIECE		(32 * 1024)
+
 typedef struct SrmIo
 {
 	int			fd;				/* stable kernel fd */
@@ -56,6 +63,10 @@ typedef struct SrmIo
 	instr_time	submitted;		/* when it reached the kernel */
 	struct SrmIoSet *set;
 	struct SrmIo *next;			/* prepared queue link */
+	/* a write sent to io_uring in pieces (SrmIoSet.write_piece) */
+	uint16		pieces_left;	/* pieces not yet completed */
+	bool		piece_failed;	/* a piece failed or was short */
+	uint32		piece_bytes;	/* bytes the completed pieces wrote */
 } SrmIo;
 
 /* A set of requests belonging to one sort, and its time spent waiting. */
@@ -63,6 +74,8 @@ typedef struct SrmIoSet
 {
 	SrmIoMethod method;			/* method actually in use */
 	bool		async_reads;	/* buffered files: reads to io_uring's worker */
+	uint32		write_piece;	/* buffered files: write at most this much
+								 * per request; 0: whole requests */
 	int			inflight;		/* submitted, not yet reaped */
 	SrmIo	   *prep_head;		/* prepared, not yet submitted */
 	SrmIo	   *prep_tail;

@@ -114,6 +114,7 @@ SrmRelWriterBegin(Relation rel)
 	w->cxt = cxt;
 	w->set = SrmIoSetCreate();
 	w->set->relation_writes = true;
+	w->set->write_piece = SRM_WRITE_PIECE;
 	w->path = SrmRelationPath(RelationGetSmgr(rel), MAIN_FORKNUM);
 	w->nsegs = 4;
 	w->fds = palloc(w->nsegs * sizeof(int));

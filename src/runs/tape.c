@@ -137,6 +137,7 @@ SrmTapeSetCreate(SrmDiskSet *disks, int maxdisks, int block_size,
 	ts->io->on_complete = io_done;
 	ts->io->on_complete_arg = ts;
 	ts->io->async_reads = !ts->disks->direct_io;
+	ts->io->write_piece = ts->disks->direct_io ? 0 : SRM_WRITE_PIECE;
 
 	ts->nslots = palloc0(ts->ndisks * sizeof(int32));
 	ts->nfree = palloc0(ts->ndisks * sizeof(int32));
