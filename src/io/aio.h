@@ -45,7 +45,8 @@ struct SrmIoSet;
 /*
  * Largest write into the page cache (SrmIoSet.write_piece).  Writes of
  * 64kB and more get large folios, whose first fill the kernel copies
- * several times slower per byte on the VMs measured (bench/README.md).
+ * several times slower per byte on the VMs measured (docs/design.md,
+ * "Writes in pieces").
  */
 #define SRM_WRITE_PIECE		(32 * 1024)
 
