@@ -95,6 +95,31 @@ SELECT * FROM srm_diff('SELECT * FROM ord ORDER BY i', 'i');
 SELECT srm_runs('SELECT * FROM ord ORDER BY i') <= 3 AS direct_in_order;
 RESET srmsort.direct_io;
 SELECT srm_cursor_diff('SELECT i, t FROM ord ORDER BY i');
+-- a load is sorted and written in parts once it is much larger than the
+-- caches (16MB; here 256kB): a run per part, the same rows, and input in
+-- order still makes one run
+SET work_mem = '4MB';
+SET srmsort.debug_load_part = '256kB';
+CREATE TABLE prt AS
+SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE (random() * 1e6)::int8 END AS k,
+       md5(i::text) AS t
+  FROM generate_series(1, 100000) i;
+ANALYZE prt;
+SELECT * FROM srm_diff('SELECT * FROM prt ORDER BY k, i', 'k', 'i');
+SELECT * FROM srm_diff('SELECT * FROM prt ORDER BY k DESC NULLS LAST, i', 'k', 'i');
+SELECT * FROM srm_diff('SELECT * FROM prt ORDER BY t COLLATE "C"', 't');
+SELECT * FROM srm_diff('SELECT * FROM prt ORDER BY k::numeric, i', 'k::numeric', 'i');
+SELECT srm_runs('SELECT * FROM prt ORDER BY k') AS parted \gset
+RESET srmsort.debug_load_part;
+SELECT srm_runs('SELECT * FROM prt ORDER BY k') AS whole \gset
+SELECT :parted >= 8 * :whole AS a_run_per_part;
+SET srmsort.debug_load_part = '256kB';
+SELECT * FROM srm_diff('SELECT * FROM prt ORDER BY i', 'i');
+SELECT srm_runs('SELECT * FROM prt ORDER BY i') <= 2 AS parts_in_order;
+SELECT srm_cursor_diff('SELECT i, k FROM prt ORDER BY k, i');
+RESET srmsort.debug_load_part;
+DROP TABLE prt;
+SET work_mem = '64kB';
 -- a budget whose bookkeeping share holds the whole run: one run of five
 -- loads
 SET work_mem = '4MB';

@@ -304,6 +304,14 @@ define_settings(void)
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("srmsort.debug_load_part",
+							"Developer option: the size of the parts an external sort's memory loads are sorted and written in.",
+							"0 means the built-in size (16MB).  Smaller parts make "
+							"small sorts split their loads.  For the tests.",
+							&srmsort_debug_load_part, 0, 0, MAX_KILOBYTES,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("srmsort.debug_gist_split_fail",
 							"Developer option: a parallel worker of a GiST build fails at its Nth batch.",
 							"0 means never.  An error in an operator class's "

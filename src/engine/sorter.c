@@ -57,6 +57,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "storage/buffile.h"
@@ -214,6 +216,36 @@ expected_bytes(SrmSorter *s)
 }
 
 /*
+ * load_parts_for
+ *		How many runs to sort and write each memory load as, from the first
+ *		load (about to be written).  A load sorted whole works out of the
+ *		caches once it is much larger than they are: its radix sort and the
+ *		gather of its tuples in sorted order (SrmMemLoadWriteRun) miss on
+ *		nearly every tuple.  Parts of SRM_LOAD_PART bytes cost less than the
+ *		merge's deeper tree of runs.  The parts are limited so that the
+ *		expected runs stay within SRM_LOAD_PARTS_RUNS: no extra pass, and
+ *		each run's share of the merge's buffers stays large.  Without an
+ *		estimate of the input, loads stay whole.
+ */
+static int
+load_parts_for(SrmSorter *s)
+{
+	double		load = (double) SrmMemLoadBytes(&s->load);
+	double		expect = expected_bytes(s);
+	double		part = srmsort_debug_load_part > 0 ?
+		srmsort_debug_load_part * 1024.0 : SRM_LOAD_PART;
+	double		parts;
+	double		loads;
+
+	if (expect <= 0 || load < 2.0 * part)
+		return 1;
+	parts = floor(load / part);
+	loads = Max(ceil(expect / Max(load, 1.0)), 1.0);
+	parts = Min(parts, floor(SRM_LOAD_PARTS_RUNS / loads));
+	return (int) Max(parts, 1.0);
+}
+
+/*
  * go_external
  *		The first run is due: open the disks, choose the block size for
  *		them, make the tape set and allocate the 2D write buffers.
@@ -235,12 +267,14 @@ go_external(SrmSorter *s)
 	SrmRecFormatInit(&s->fmt, s->keys);
 	disks = s->share ? shared_disks(s) :
 		SrmDiskSetOpen(maxdisks, expected_bytes(s));
+	s->load_parts = load_parts_for(s);
+	/* the planner takes a part of the first load for a run */
 	s->block_size = s->share ? s->share->block_size :
 		SrmPlanBlockSize(SrmSorterPlanLimits(), s->budget, s->dsm,
 						 SrmTapeWidthFor(disks, maxdisks), min_block,
 						 s->est_rows, s->est_input,
-						 (double) s->load.ntuples,
-						 (double) s->input_bytes);
+						 (double) s->load.ntuples / s->load_parts,
+						 (double) s->input_bytes / s->load_parts);
 
 	/*
 	 * A participant of a parallel build writes its runs to its range of
@@ -298,27 +332,27 @@ start_write_behind(SrmSorter *s)
  *		per load.
  */
 static bool
-load_continues_run(SrmSorter *s)
+load_continues_run(SrmSorter *s, int64 lo)
 {
 	SrmTuple	first;
 
-	if (s->open_run == NULL || s->load.ntuples == 0)
+	if (s->open_run == NULL || s->load.ntuples <= lo)
 		return false;
 	/* datum1 may be abbreviated: compare full keys */
-	first = s->load.tuples[0];
+	first = s->load.tuples[lo];
 	SrmKeysSetDatum1(s->keys, &first, false);
 	return SrmCompareFull(&s->open_last, &first, s->keys) <= 0;
 }
 
 /*
  * remember_last
- *		Keep a copy of the load's last tuple, the open run's last, for
+ *		Keep a copy of the load's tuple i, the open run's last, for
  *		load_continues_run.
  */
 static void
-remember_last(SrmSorter *s)
+remember_last(SrmSorter *s, int64 i)
 {
-	SrmTuple   *t = &s->load.tuples[s->load.ntuples - 1];
+	SrmTuple   *t = &s->load.tuples[i];
 	Size		skip = s->keys->kind == SRM_KEYS_HEAP ? SRM_ARENA_SKIP : 0;
 
 	if (t->len > s->open_last_size)
@@ -391,6 +425,8 @@ dump_run(SrmSorter *s, bool last)
 	MemoryContext old;
 	double		avglen;
 	Size		other;
+	int64		per;
+	int64		lo;
 
 	if (s->state == SS_INITIAL)
 		go_external(s);
@@ -403,20 +439,27 @@ dump_run(SrmSorter *s, bool last)
 
 	old = MemoryContextSwitchTo(s->cxt);
 	avglen = (double) (s->load.arena_bytes - s->load.arena_left) / s->load.ntuples;
-	SrmMemLoadSort(&s->load);
-	if (!load_continues_run(s))
+	per = (s->load.ntuples + s->load_parts - 1) / s->load_parts;
+	for (lo = 0; lo < s->load.ntuples; lo += per)
 	{
-		end_run(s);
-		/* a run's bookkeeping: about the last one's */
-		s->open_run = SrmSorterNewRun(s, s->nruns > 0 ?
-									  s->runs[s->nruns - 1]->meta_bytes : 0);
-		s->open_writer = SrmWriteRingBegin(&s->wring, s->ts, s->open_run);
+		int64		n = Min(per, s->load.ntuples - lo);
+		bool		more = lo + n < s->load.ntuples;
+
+		SrmMemLoadSort(&s->load, lo, n);
+		if (!load_continues_run(s, lo))
+		{
+			end_run(s);
+			/* a run's bookkeeping: about the last one's */
+			s->open_run = SrmSorterNewRun(s, s->nruns > 0 ?
+										  s->runs[s->nruns - 1]->meta_bytes : 0);
+			s->open_writer = SrmWriteRingBegin(&s->wring, s->ts, s->open_run);
+		}
+		SrmMemLoadWriteRun(&s->load, lo, n, s->open_writer);
+		if (keep_run_open(s, last && !more))
+			remember_last(s, lo + n - 1);
+		else
+			end_run(s);
 	}
-	SrmMemLoadWriteRun(&s->load, s->open_writer);
-	if (keep_run_open(s, last))
-		remember_last(s);
-	else
-		end_run(s);
 	SrmMemLoadReset(&s->load);
 	if (s->open_run == NULL)
 	{
@@ -711,7 +754,7 @@ SrmSorterPerform(SrmSorter *s)
 	{
 		case SS_INITIAL:
 			SrmSorterNoteMem(s, 0);
-			SrmMemLoadSort(&s->load);
+			SrmMemLoadSort(&s->load, 0, s->load.ntuples);
 			s->state = SS_SORTEDINMEM;
 			break;
 		case SS_BUILDRUNS:

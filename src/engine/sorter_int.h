@@ -26,6 +26,11 @@
 #include "runs/scan.h"
 #include "runs/writering.h"
 
+/* A memory load is sorted and written in parts of about this many bytes */
+#define SRM_LOAD_PART			(16 * 1024 * 1024)
+/* ... as long as the runs expected stay within this many */
+#define SRM_LOAD_PARTS_RUNS		256.0
+
 /*
  * sorter.c's header comment draws the states; it alone moves between them.
  * Every entry point checks the state in a switch whose default is an
@@ -78,6 +83,8 @@ struct SrmSorter
 	/* external sorts */
 	SrmTapeSet *ts;
 	int			block_size;
+	int			load_parts;		/* runs a memory load is sorted and written
+								 * as (load_parts_for) */
 	SrmRun	  **runs;
 	int			nruns;
 	int			maxruns;

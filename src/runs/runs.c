@@ -321,48 +321,52 @@ SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t)
 
 /*
  * SrmMemLoadSort
- *		Sort the load in memory: on normalized keys a radix sort, then the
- *		groups of equal keys with the full comparison; otherwise quicksort.
+ *		Sort the n tuples of the load from tuple lo on, in memory: on
+ *		normalized keys a radix sort, then the groups of equal keys with the
+ *		full comparison; otherwise quicksort.
  */
 void
-SrmMemLoadSort(SrmMemLoad *load)
+SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n)
 {
 	SrmKeys    *keys = load->keys;
 	SortSupport ssup = keys->sortKeys;
+	SrmTuple   *a = load->tuples + lo;
 
-	if (load->ntuples == 0)
+	Assert(lo >= 0 && lo + n <= load->ntuples);
+	if (n <= 0)
 		return;
 	if (keys->norm != SRM_NORM_NONE)
 	{
-		if (SrmRadixSort(load->tuples, load->ntuples) && SrmKeysNeedTies(keys))
-			SrmRadixFixTies(load->tuples, load->ntuples, keys);
+		if (SrmRadixSort(a, n) && SrmKeysNeedTies(keys))
+			SrmRadixFixTies(a, n, keys);
 		return;
 	}
 
 #if SIZEOF_DATUM >= 8
 	if (ssup->comparator == ssup_datum_signed_cmp)
-		srm_qsort_signed(load->tuples, load->ntuples, keys);
+		srm_qsort_signed(a, n, keys);
 	else
 #endif
 	if (ssup->comparator == ssup_datum_unsigned_cmp)
-		srm_qsort_unsigned(load->tuples, load->ntuples, keys);
+		srm_qsort_unsigned(a, n, keys);
 	else if (ssup->comparator == ssup_datum_int32_cmp)
-		srm_qsort_int32(load->tuples, load->ntuples, keys);
+		srm_qsort_int32(a, n, keys);
 	else
-		srm_qsort_tuples(load->tuples, load->ntuples, keys);
+		srm_qsort_tuples(a, n, keys);
 }
 
 /*
  * SrmMemLoadWriteRun
- *		Write the sorted load through w (the caller ends the writer).
+ *		Write the n sorted tuples of the load from tuple lo on through w
+ *		(the caller ends the writer).
  */
 void
-SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w)
+SrmMemLoadWriteRun(SrmMemLoad *load, int64 lo, int64 n, SrmRunWriter *w)
 {
-	SrmTuple   *tuples = load->tuples;
-	int64		n = load->ntuples;
+	SrmTuple   *tuples = load->tuples + lo;
 	int64		i;
 
+	Assert(lo >= 0 && lo + n <= load->ntuples);
 	for (i = 0; i < n; i++)
 	{
 		SrmTuple   *t = &tuples[i];

@@ -72,8 +72,9 @@ extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
 extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
 extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
-extern void SrmMemLoadSort(SrmMemLoad *load);
-extern void SrmMemLoadWriteRun(SrmMemLoad *load, SrmRunWriter *w);
+extern void SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n);
+extern void SrmMemLoadWriteRun(SrmMemLoad *load, int64 lo, int64 n,
+							   SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
 extern void SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen);
 extern void SrmMemLoadTrim(SrmMemLoad *load, Size keep);
