@@ -473,6 +473,7 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	{
 		if (IsMVCCSnapshot(snapshot))
 			UnregisterSnapshot(snapshot);
+		pfree(pb);
 		return NULL;
 	}
 	pb->nparticipants = pb->ps.pcxt->nworkers_launched +

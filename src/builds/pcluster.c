@@ -340,7 +340,10 @@ SrmClusterParallelBegin(Relation heap, Relation index, int nworkers,
 
 	/* no worker: back out, the caller sorts alone */
 	if (!SrmPStreamLaunch(&pc->ps))
+	{
+		pfree(pc);
 		return NULL;
+	}
 	pc->nparticipants = pc->ps.pcxt->nworkers_launched +
 		(pc->leader_participates ? 1 : 0);
 	return pc;

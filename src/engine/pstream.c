@@ -296,6 +296,9 @@ SrmPStreamEnd(SrmPStream *ps)
 	WaitForParallelWorkersToFinish(ps->pcxt);
 	for (i = 0; i < ps->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&ps->bufferusage[i], &ps->walusage[i]);
+	/* frees the handle, which would otherwise outlive the segment */
+	shm_mq_detach(ps->mqh);
+	ps->mqh = NULL;
 	DestroyParallelContext(ps->pcxt);
 	ExitParallelMode();
 }
