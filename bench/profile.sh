@@ -6,6 +6,7 @@
 #   bench/profile.sh --pg 19                       # 2M int8 rows, 4MB and 1GB
 #   bench/profile.sh --pg 19 --rows 1000000 --work-mem 4MB,64MB,1GB
 #   bench/profile.sh --pg 19 --systems srm --reps 0   # callgrind of srmsort only
+#   bench/profile.sh --pg 19 --dataset text_icu --rows 500000 --work-mem 1GB
 #
 # Wall time on a busy 2-core VM without hardware counters says little, so
 # this measures what moves less with the hour:
@@ -25,8 +26,10 @@
 #   addresses, but inclusive costs through them stay exact.
 #
 # Systems: scan (SELECT * FROM t OFFSET 1e12, the floor), native
-# (srmsort.enabled off), srm.  The table is bench.py's int8 data set
-# (int8 key + int8 payload, setseed 0.42).  Results: run.md, rusage.csv,
+# (srmsort.enabled off), srm.  The table is one of bench.py's data sets
+# (--dataset: int8, int8 key + int8 payload, the default; text_c,
+# text_icu, random text keys of 16-32 characters sorted with collation
+# "C" or ICU en), setseed 0.42.  Results: run.md, rusage.csv,
 # explain/, callgrind/ (the raw outputs and callgrind_annotate's
 # inclusive and exclusive listings) and phases.md, in
 # bench/results/YYYY-MM-DD-profile-pgN unless --out says otherwise.
@@ -37,6 +40,7 @@ ROWS=2000000
 WORK_MEMS=4MB,1GB
 SYSTEMS=scan,native,srm
 REPS=3
+DATASET=int8
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -45,8 +49,9 @@ while [ $# -gt 0 ]; do
         --work-mem) WORK_MEMS=${2:?}; shift ;;
         --systems) SYSTEMS=${2:?}; shift ;;
         --reps) REPS=${2:?}; shift ;;
+        --dataset) DATASET=${2:?}; shift ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--out DIR]" >&2
+        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|text_c|text_icu] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
@@ -55,17 +60,28 @@ done
 . "$(dirname "$0")/../test/lib.sh"
 
 srm_bench_cluster 4GB
-srm_bench_outdir "profile-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
+srm_bench_outdir "profile-$DATASET-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
 srm_need_valgrind
 OUT=$SRM_BENCH_OUT
 mkdir -p "$OUT/explain" "$OUT/callgrind"
 chmod 777 "$OUT/explain" "$OUT/callgrind"
 
-srm_log "making t: $ROWS int8 rows"
+# the data sets and sort keys of bench/bench.py
+case "$DATASET" in
+    int8) MAKE="SELECT (random() * 9e18)::int8 AS k, i::int8 AS v
+                FROM generate_series(1, $ROWS) i"
+          KEY=k ;;
+    text_c|text_icu)
+          MAKE="SELECT substr(md5(random()::text) || md5(random()::text), 1,
+                       16 + (random() * 16)::int) AS k
+                FROM generate_series(1, $ROWS) i"
+          if [ "$DATASET" = text_c ]; then KEY='k COLLATE "C"'; else KEY='k COLLATE "en-x-icu"'; fi ;;
+    *) srm_die "unknown --dataset $DATASET (int8, text_c, text_icu)" ;;
+esac
+srm_log "making t: $ROWS rows of $DATASET"
 srm_psql -q <<EOF >/dev/null
 SELECT setseed(0.42);
-CREATE TABLE t AS SELECT (random() * 9e18)::int8 AS k, i::int8 AS v
-  FROM generate_series(1, $ROWS) i;
+CREATE TABLE t AS $MAKE;
 VACUUM ANALYZE t;
 EOF
 
@@ -82,7 +98,7 @@ settings() {
 query() {
     case "$1" in
         scan) echo "SELECT * FROM t OFFSET 1e12" ;;
-        *) echo "SELECT * FROM t ORDER BY k OFFSET 1e12" ;;
+        *) echo "SELECT * FROM t ORDER BY $KEY OFFSET 1e12" ;;
     esac
 }
 

@@ -536,6 +536,19 @@ get_heap_attr(SrmKeys *keys, const void *tuple, AttrNumber attno, bool *isnull)
 	 */
 	htup.t_len = 0;
 	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
+
+	/*
+	 * The first column of a tuple without NULLs starts its data.  Read it
+	 * there: heap_getattr would walk the descriptor in nocachegetattr on
+	 * every call where the descriptor caches no offsets (19's, here).
+	 */
+	if (attno == 1 && !HeapTupleHasNulls(&htup) &&
+		HeapTupleHeaderGetNatts(htup.t_data) >= 1)
+	{
+		*isnull = false;
+		return fetchatt(TupleDescAttr(keys->tupdesc, 0),
+						(char *) htup.t_data + htup.t_data->t_hoff);
+	}
 	return heap_getattr(&htup, attno, keys->tupdesc, isnull);
 }
 
