@@ -29,7 +29,7 @@
 /* A memory load is sorted and written in parts of about this many bytes */
 #define SRM_LOAD_PART			(16 * 1024 * 1024)
 /* ... as long as the runs expected stay within this many */
-#define SRM_LOAD_PARTS_RUNS		256.0
+#define SRM_LOAD_PARTS_RUNS		64.0
 
 /*
  * sorter.c's header comment draws the states; it alone moves between them.
