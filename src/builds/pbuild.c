@@ -468,11 +468,12 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	pb->shared = sh;
 	pb->snapshot = snapshot;
 
-	/* no worker: back out, the caller builds serially */
+	/* no worker: back out, the caller builds serially; the stream is gone */
 	if (!SrmPStreamLaunch(&pb->ps))
 	{
 		if (IsMVCCSnapshot(snapshot))
 			UnregisterSnapshot(snapshot);
+		pfree(pb);
 		return NULL;
 	}
 	pb->nparticipants = pb->ps.pcxt->nworkers_launched +

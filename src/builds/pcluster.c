@@ -338,9 +338,12 @@ SrmClusterParallelBegin(Relation heap, Relation index, int nworkers,
 								  SnapshotAny);
 	pc->shared = sh;
 
-	/* no worker: back out, the caller sorts alone */
+	/* no worker: back out, the caller sorts alone; the stream is gone */
 	if (!SrmPStreamLaunch(&pc->ps))
+	{
+		pfree(pc);
 		return NULL;
+	}
 	pc->nparticipants = pc->ps.pcxt->nworkers_launched +
 		(pc->leader_participates ? 1 : 0);
 	return pc;

@@ -296,6 +296,11 @@ SrmPStreamEnd(SrmPStream *ps)
 	WaitForParallelWorkersToFinish(ps->pcxt);
 	for (i = 0; i < ps->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&ps->bufferusage[i], &ps->walusage[i]);
+	/* the leader's handle and buffers live in the caller's context, which
+	 * may outlast many streams (REINDEX TABLE); the workers are gone */
+	shm_mq_detach(ps->mqh);
+	if (ps->aligned != NULL)
+		pfree(ps->aligned);
 	DestroyParallelContext(ps->pcxt);
 	ExitParallelMode();
 }
