@@ -32,6 +32,7 @@ OBJS = \
 	src/merge/forecast.o \
 	src/merge/merge.o \
 	src/merge/mergeplan.o \
+	src/merge/srmread.o \
 	src/engine/pstream.o \
 	src/engine/sorter.o \
 	src/engine/sortread.o \

@@ -224,6 +224,43 @@ SET srmsort.create_index = off;
 CREATE INDEX ixbig_t ON ixbig (t);
 SET srmsort.create_index = on;
 CREATE INDEX ixbig_t ON ixbig (t);
+-- index rows srmsort forms itself (no column past TOAST_INDEX_TARGET):
+-- past the largest index tuple, past a btree page's third, and just within
+-- it; the same errors, and no workfile left behind
+CREATE TABLE ixwide (i int, t text);
+ALTER TABLE ixwide ALTER t SET STORAGE plain;
+INSERT INTO ixwide
+SELECT i, CASE WHEN i = 5000 THEN left((SELECT string_agg(md5(g::text), '') FROM generate_series(1, 16) g), 500)
+               ELSE md5(i::text) END
+  FROM generate_series(1, 20000) i;
+SET srmsort.create_index = off;
+CREATE INDEX ixwide_17 ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'), (t || 'f'), (t || 'g'), (t || 'h'), (t || 'i'), (t || 'j'), (t || 'k'), (t || 'l'), (t || 'm'), (t || 'n'), (t || 'o'), (t || 'p'));
+SET srmsort.create_index = on;
+CREATE INDEX ixwide_17 ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'), (t || 'f'), (t || 'g'), (t || 'h'), (t || 'i'), (t || 'j'), (t || 'k'), (t || 'l'), (t || 'm'), (t || 'n'), (t || 'o'), (t || 'p'));
+SELECT srm_temp_files();
+SET srmsort.create_index = off;
+CREATE INDEX ixwide_6 ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'));
+SET srmsort.create_index = on;
+CREATE INDEX ixwide_6 ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'));
+SELECT srm_temp_files();
+SELECT * FROM srm_index_check($q$CREATE INDEX %I ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'))$q$);
+-- the errcodes, also when the error aborts a subtransaction
+CREATE FUNCTION pg_temp.srm_err(q text, srm text) RETURNS text LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM set_config('srmsort.create_index', srm, true);
+    EXECUTE q;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$fn$;
+SELECT s AS create_index, pg_temp.srm_err(format(q, 'ixwide_e'), s) AS error
+  FROM (VALUES ($q$CREATE INDEX %I ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'), (t || 'f'), (t || 'g'), (t || 'h'), (t || 'i'), (t || 'j'), (t || 'k'), (t || 'l'), (t || 'm'), (t || 'n'), (t || 'o'), (t || 'p'))$q$),
+               ($q$CREATE INDEX %I ON ixwide (t, (t || 'a'), (t || 'b'), (t || 'c'), (t || 'd'), (t || 'e'))$q$)) v(q),
+       unnest(ARRAY['off', 'on']) s
+ ORDER BY q, s;
+SELECT srm_temp_files();
+DROP TABLE ixwide;
 
 -- REINDEX INDEX and REINDEX TABLE rebuild through srmsort
 CREATE INDEX ix_a ON ix (a);

@@ -292,6 +292,14 @@ SrmGistSplitBegin(Relation index, int nworkers)
 
 	if (!SrmPStreamLaunch(&sp->ps))
 	{
+		/* the segment is gone: free the handles, no shm_mq_detach */
+		for (w = 0; w < nworkers; w++)
+		{
+			pfree(sp->in[w]);
+			pfree(sp->out[w]);
+		}
+		pfree(sp->in);
+		pfree(sp->out);
 		pfree(sp);
 		return NULL;
 	}

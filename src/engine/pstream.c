@@ -296,11 +296,13 @@ SrmPStreamEnd(SrmPStream *ps)
 	WaitForParallelWorkersToFinish(ps->pcxt);
 	for (i = 0; i < ps->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&ps->bufferusage[i], &ps->walusage[i]);
-	/* the leader's handle and buffers live in the caller's context, which
-	 * may outlast many streams (REINDEX TABLE); the workers are gone */
+	/* frees the handle, which would otherwise outlive the segment */
 	shm_mq_detach(ps->mqh);
+	ps->mqh = NULL;
+	/* the aligned copy too: the caller's context may outlast many streams */
 	if (ps->aligned != NULL)
 		pfree(ps->aligned);
+	ps->aligned = NULL;
 	DestroyParallelContext(ps->pcxt);
 	ExitParallelMode();
 }

@@ -25,8 +25,8 @@
  * here a block is flushed (dropped without I/O and its placeholder put
  * back at the head of its OQ) only when a read finds no free buffer, one
  * block per read, the prefetched block nearest the tail of LQ -- and by
- * parallel_read only if that block is needed later than the one read, so
- * a flush never costs a block needed sooner (see parallel_read).
+ * Parallel_Read only if that block is needed later than the one read, so
+ * a flush never costs a block needed sooner (see srmread.c).
  * "marked" is the smallest block read by the latest Parallel_Read; when it
  * becomes a leading block, the merge pauses to issue the next Parallel_Read
  * (after Lookahead()s that make every OQ non-empty), with next_marked --
@@ -39,9 +39,10 @@
  * another order), the block is read on demand and counted as a stall.
  * When the block is in flight, the merge waits for it.
  *
- * DSM (§2.4) is the baseline: only the block-choice step (which buffer
- * holds a run's next block, and which reads to issue) differs, and it is
- * dsmread.c's.
+ * SRM's block choice (placeholders, LQ and OQs, Parallel_Read, flushing)
+ * is srmread.c's.  DSM (§2.4) is the baseline: only that step (which
+ * buffer holds a run's next block, and which reads to issue) differs, and
+ * it is dsmread.c's.
  *
  * Records too large for a block (BIG + CONT blocks) are read into a
  * separate buffer, continuation blocks synchronously.
@@ -68,372 +69,12 @@
  */
 #include "postgres.h"
 
-#include "lib/ilist.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "merge/dsmread.h"
-#include "merge/forecast.h"
 #include "merge/merge.h"
 #include "merge/mergeplan.h"
-
-typedef struct SrmBuf
-{
-	char	   *data;
-	SrmIo		io;
-	struct SrmBuf *next_free;
-} SrmBuf;
-
-typedef struct SrmPlaceholder
-{
-	int			run;
-	int64		blockno;
-	int			disk;
-	int64		seq;			/* position in participation order */
-	SrmBuf	   *buf;			/* block_ptr: NULL while on disk */
-	struct SrmPlaceholder *next_free;	/* in SrmMerge.free_ph */
-	bool		in_oq;
-	dlist_node	lq_node;
-	dlist_node	oq_node;
-	dlist_node	run_node;
-} SrmPlaceholder;
-
-/* A node of the loser tree (see loser_replay). */
-typedef struct SrmLoser
-{
-	uint64		key;			/* the input's order key (order_key) */
-	uint64		idx;			/* the input */
-} SrmLoser;
-
-typedef struct SrmInput
-{
-	SrmRun	   *run;
-	int64		blockno;		/* leading block, -1 when exhausted */
-	char	   *block;			/* the leading block's data */
-	SrmBuf	   *leading;		/* SRM: its buffer */
-	char	   *rec;			/* next record in the leading block */
-	uint32		recs_left;
-	char	   *big;			/* BIG record being assembled, palloc'd */
-	char	   *big_in_heap;	/* BIG record now in the main merge */
-	const char *cur_rec;		/* the record of the current tuple */
-	Size		cur_reclen;
-	SrmTupleBuf tbuf[2];		/* tuple buffers, used in turn */
-	int			tnext;			/* the one to use next */
-	dlist_head	placeholders;	/* this run's placeholders in LQ */
-} SrmInput;
-
-struct SrmMerge
-{
-	SrmTapeSet *ts;
-	SrmKeys    *keys;
-	SrmDsmReader *dsm;			/* DSM: its reader; NULL for SRM */
-	int			nruns;
-	int			ndisks;
-	int			width;			/* L: blocks of a period of the stripe */
-	SrmInput   *inputs;
-	SrmMergeCounters *counters;
-	MemoryContext cxt;
-
-	/* buffers */
-	int			nbufs;
-	SrmBuf	   *bufs;
-	SrmBuf	   *free_bufs;
-	int			nfree;
-	SrmBuf	   *release_buf;	/* depleted leading buffer, freed next call */
-	char	   *release_big;	/* BIG record returned last, freed next call */
-	bool		attention;		/* the next step has more to do than merge:
-								 * either is set, a BIG record or a pause
-								 * is pending, DSM refills, or the merge
-								 * is over (see attend) */
-	int			nbig;			/* inputs with a big_in_heap */
-	char	   *scratch;		/* block buffer for continuation blocks */
-
-	/* SRM state */
-	SrmForecastHeap *fh;
-	dlist_head	lq;
-	dlist_head *oq;
-	int		   *oq_len;			/* placeholders in each OQ */
-	int			oq_short;		/* OQs with fewer than their disk's share */
-	int64		next_seq;
-	SrmPlaceholder *marked;
-	SrmPlaceholder *next_marked;
-	SrmPlaceholder *free_ph;	/* recycled placeholders, by next_free */
-	bool		pause;			/* marked became leading: Parallel_Read */
-
-	/* the main merge: a loser tree over the inputs' current tuples */
-	SrmTuple   *cur;
-	bool	   *done;
-	SrmLoser   *tree;			/* the loser tree, order keys inline */
-	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
-	bool		plain;			/* records may be SrmRecTakePlain's */
-	bool		ties;			/* equal normalized keys need the tuples */
-	int			nlive;
-};
-
-static void srm_prepare_reads(SrmMerge *m);
-
-/* ---------- buffers ---------- */
-
-static SrmBuf *
-get_buf(SrmMerge *m)
-{
-	SrmBuf	   *b = m->free_bufs;
-
-	if (b == NULL)
-		return NULL;
-	m->free_bufs = b->next_free;
-	m->nfree--;
-	return b;
-}
-
-static void
-put_buf(SrmMerge *m, SrmBuf *b)
-{
-	Assert(b->io.state == SRM_IO_IDLE);
-	b->next_free = m->free_bufs;
-	m->free_bufs = b;
-	m->nfree++;
-}
-
-/* Wait until b's read (if any) is done. */
-static inline void
-wait_buf(SrmMerge *m, SrmBuf *b)
-{
-	SrmIoWait(m->ts->io, &b->io);
-}
-
-/* ---------- placeholders, LQ and OQ ---------- */
-
-static SrmPlaceholder *
-new_placeholder(SrmMerge *m)
-{
-	SrmPlaceholder *p = m->free_ph;
-
-	if (p != NULL)
-		m->free_ph = p->next_free;
-	else
-		p = MemoryContextAlloc(m->cxt, sizeof(SrmPlaceholder));
-	memset(p, 0, sizeof(SrmPlaceholder));
-	return p;
-}
-
-static void
-free_placeholder(SrmMerge *m, SrmPlaceholder *p)
-{
-	p->next_free = m->free_ph;
-	m->free_ph = p;
-}
-
-static void
-oq_remove(SrmMerge *m, SrmPlaceholder *p)
-{
-	Assert(p->in_oq);
-	dlist_delete(&p->oq_node);
-	p->in_oq = false;
-	if (m->oq_len[p->disk]-- == SrmTapeShare(m->ts, p->disk))
-		m->oq_short++;
-}
-
-static void
-oq_add(SrmMerge *m, SrmPlaceholder *p, bool at_head)
-{
-	Assert(!p->in_oq);
-	if (++m->oq_len[p->disk] == SrmTapeShare(m->ts, p->disk))
-		m->oq_short--;
-	if (at_head)
-		dlist_push_head(&m->oq[p->disk], &p->oq_node);
-	else
-		dlist_push_tail(&m->oq[p->disk], &p->oq_node);
-	p->in_oq = true;
-}
-
-/*
- * lookahead
- *		Lookahead(): append the next block in participation order to LQ and
- *		to the OQ of its disk.  Returns false when all blocks are forecast.
- */
-static bool
-lookahead(SrmMerge *m)
-{
-	int			r;
-	int64		blockno;
-	SrmPlaceholder *p;
-
-	if (!SrmForecastNext(m->fh, &r, &blockno))
-		return false;
-	if (blockno < 0 || blockno >= m->inputs[r].run->nblocks)
-		elog(ERROR, "srmsort: forecast names block %lld of a run of %lld blocks",
-			 (long long) blockno, (long long) m->inputs[r].run->nblocks);
-	p = new_placeholder(m);
-	p->run = r;
-	p->blockno = blockno;
-	p->disk = SrmRunBlockDisk(m->ts, m->inputs[r].run, blockno);
-	p->seq = m->next_seq++;
-	dlist_push_tail(&m->lq, &p->lq_node);
-	dlist_push_tail(&m->inputs[r].placeholders, &p->run_node);
-	oq_add(m, p, false);
-	return true;
-}
-
-/*
- * Lookahead()s until every OQ has as many entries as its disk's share of a
- * Parallel_Read (one, with equal weights: until no OQ is empty) or nothing
- * is left to forecast.
- */
-static void
-fill_oqs(SrmMerge *m)
-{
-	while (m->oq_short > 0 && lookahead(m))
-		;
-}
-
-/*
- * flush_one
- *		Drop prefetched block p and put its placeholder back at the head of
- *		its OQ.
- */
-static void
-flush_one(SrmMerge *m, SrmPlaceholder *p)
-{
-	/* a read in flight must land before its buffer can be reused */
-	wait_buf(m, p->buf);
-	put_buf(m, p->buf);
-	p->buf = NULL;
-	oq_add(m, p, true);
-	if (m->marked != NULL && p->seq < m->marked->seq)
-		m->marked = p;
-	m->counters->flushes++;
-}
-
-/*
- * farthest_prefetched
- *		The prefetched block nearest the tail of LQ, or NULL.
- */
-static SrmPlaceholder *
-farthest_prefetched(SrmMerge *m)
-{
-	dlist_iter	it;
-
-	dlist_reverse_foreach(it, &m->lq)
-	{
-		SrmPlaceholder *p = dlist_container(SrmPlaceholder, lq_node, it.cur);
-
-		if (p->buf != NULL)
-			return p;
-	}
-	return NULL;
-}
-
-/*
- * parallel_read
- *		Parallel_Read: issue, in one batch and without waiting, the read of
- *		the block at the head of every non-empty OQ, nearest first (up to
- *		its disk's share of a period, each time the OQ's new head) -- but
- *		only of blocks memory can hold until they are used.
- *
- * The paper frees D buffers first by flushing the blocks nearest the tail
- * of LQ.  When the runs are spread unevenly over the disks (a parallel
- * build's participants write to disjoint disks; the last run is short), a
- * disk that holds little of what is needed next still gets a read every
- * time, its blocks pile up far ahead, and flushing them then costs a second
- * read of each (the trace's nu).  So a block is read only when it lies
- * within the horizon of what the buffers not pinned as leading blocks can
- * hold (its distance from LQ's head), and a buffer is taken from a
- * prefetched block only when that block is needed later than the one read.
- */
-static void
-parallel_read(SrmMerge *m)
-{
-	int			reads_left[SRM_MAX_DISKS];
-	int64		horizon;
-	int			issued = 0;
-	int			d;
-
-	if (dlist_is_empty(&m->lq))
-		return;
-	horizon = dlist_container(SrmPlaceholder, lq_node,
-							  dlist_head_node(&m->lq))->seq +
-		Max(m->nbufs - m->nruns - 1, m->width);
-	for (d = 0; d < m->ndisks; d++)
-		reads_left[d] = SrmTapeShare(m->ts, d);
-	for (;;)
-	{
-		SrmPlaceholder *p = NULL;
-		SrmBuf	   *b;
-
-		/* the nearest OQ head of a disk with reads left in this batch */
-		for (d = 0; d < m->ndisks; d++)
-		{
-			SrmPlaceholder *h;
-
-			if (reads_left[d] == 0 || dlist_is_empty(&m->oq[d]))
-				continue;
-			h = dlist_container(SrmPlaceholder, oq_node,
-								dlist_head_node(&m->oq[d]));
-			if (p == NULL || h->seq < p->seq)
-				p = h;
-		}
-		if (p == NULL || p->seq >= horizon)
-			break;
-		b = get_buf(m);
-		if (b == NULL)
-		{
-			SrmPlaceholder *v = farthest_prefetched(m);
-
-			if (v == NULL || v->seq < p->seq)
-				break;
-			flush_one(m, v);
-			b = get_buf(m);
-		}
-		reads_left[p->disk]--;
-		oq_remove(m, p);
-		p->buf = b;
-		SrmTapePrepRead(m->ts, m->inputs[p->run].run, p->blockno, b->data, &b->io);
-		issued++;
-	}
-	if (issued > 0)
-	{
-		SrmIoSubmit(m->ts->io);
-		m->counters->parallel_reads++;
-	}
-}
-
-/*
- * smallest_oq_head
- *		The placeholder closest to LQ's head among the OQ heads.
- */
-static SrmPlaceholder *
-smallest_oq_head(SrmMerge *m)
-{
-	SrmPlaceholder *best = NULL;
-	int			d;
-
-	for (d = 0; d < m->ndisks; d++)
-	{
-		SrmPlaceholder *p;
-
-		if (dlist_is_empty(&m->oq[d]))
-			continue;
-		p = dlist_container(SrmPlaceholder, oq_node, dlist_head_node(&m->oq[d]));
-		if (best == NULL || p->seq < best->seq)
-			best = p;
-	}
-	return best;
-}
-
-/*
- * srm_prepare_reads
- *		Steps 6-9: Parallel_Read (flushing a block only when a read finds
- *		no free buffer), Lookahead()s to refill the OQs, and find
- *		next_marked.
- */
-static void
-srm_prepare_reads(SrmMerge *m)
-{
-	parallel_read(m);
-	fill_oqs(m);
-	m->next_marked = smallest_oq_head(m);
-}
+#include "merge/srmread.h"
 
 /* ---------- reading records of a leading block ---------- */
 
@@ -493,71 +134,6 @@ next_head_of(SrmMerge *m, SrmInput *in)
 }
 
 /*
- * srm_block
- *		Step 11(b): the buffer for block want of input r, its next leading
- *		block: prefetched, in flight, or read now (a stall).
- */
-static SrmBuf *
-srm_block(SrmMerge *m, int r, int64 want)
-{
-	SrmInput   *in = &m->inputs[r];
-	SrmPlaceholder *p = NULL;
-	SrmBuf	   *b;
-
-	/* find the block's placeholder, looking further ahead if need be */
-	for (;;)
-	{
-		if (!dlist_is_empty(&in->placeholders))
-		{
-			p = dlist_container(SrmPlaceholder, run_node,
-								dlist_head_node(&in->placeholders));
-			Assert(p->blockno == want);
-			break;
-		}
-		if (!lookahead(m))
-			elog(ERROR, "srmsort: block %lld of a run was never forecast",
-				 (long long) want);
-	}
-
-	dlist_delete(&p->lq_node);
-	dlist_delete(&p->run_node);
-	if (p == m->marked)
-	{
-		m->pause = true;
-		m->attention = true;
-	}
-
-	b = p->buf;
-	if (b == NULL)
-	{
-		/* not prefetched: read it now */
-		if (p->in_oq)
-			oq_remove(m, p);
-		b = get_buf(m);
-		if (b == NULL)
-		{
-			SrmPlaceholder *v = farthest_prefetched(m);
-
-			if (v != NULL)
-				flush_one(m, v);
-			b = get_buf(m);
-		}
-		if (b == NULL)
-			elog(ERROR, "srmsort: no free block buffer for an on-demand read");
-		SrmTapePrepRead(m->ts, in->run, want, b->data, &b->io);
-		SrmIoSubmit(m->ts->io);
-		m->counters->stalls++;
-		m->counters->parallel_reads++;
-	}
-	if (p == m->marked)
-		m->marked = NULL;
-	if (p == m->next_marked)
-		m->next_marked = smallest_oq_head(m);
-	free_placeholder(m, p);
-	return b;
-}
-
-/*
  * next_block
  *		Input r's leading block is depleted: make its next block the leading
  *		one, choosing the buffer the SRM way or the DSM way.  Returns false
@@ -594,7 +170,7 @@ next_block(SrmMerge *m, int r)
 		data = SrmDsmBlock(m->dsm, r, want, &io);
 	else
 	{
-		in->leading = srm_block(m, r, want);
+		in->leading = SrmReadBlock(m, r, want);
 		data = in->leading->data;
 		io = &in->leading->io;
 	}
@@ -1020,11 +596,11 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 
 		/* steps 2-5 */
 		m->fh = SrmForecastBegin(ts, keys, runs, nruns);
-		fill_oqs(m);
+		SrmReadFillOqs(m);
 		m->marked = dlist_is_empty(&m->lq) ? NULL :
 			dlist_container(SrmPlaceholder, lq_node, dlist_head_node(&m->lq));
 		/* steps 6-9 */
-		srm_prepare_reads(m);
+		SrmReadPrepare(m);
 	}
 
 	/* step 2: the first item of every run into the main merge */
@@ -1061,7 +637,7 @@ attend(SrmMerge *m)
 	{
 		m->pause = false;
 		m->marked = m->next_marked;
-		srm_prepare_reads(m);
+		SrmReadPrepare(m);
 	}
 	if (m->release_buf != NULL)
 	{
