@@ -339,7 +339,36 @@ SELECT count(*) AS entries, count(DISTINCT used_bytes) AS sizes
  WHERE name = 'index info' AND ident IN ('ix_mem_n', 'ix_mem_s', 'ix_mem_s2');
 ROLLBACK;
 
+-- a key too large for a btree page (an incompressible ~3.2 kB text among
+-- short ones, enough of them for an external sort): srmsort's loader
+-- raises PostgreSQL's error, code, message, detail and hint alike, and the
+-- failed build leaves no workfile (checked below)
+CREATE TABLE toobig (t text);
+INSERT INTO toobig SELECT md5(i::text) FROM generate_series(1, 30000) i;
+INSERT INTO toobig SELECT string_agg(md5(i::text), '') FROM generate_series(1, 100) i;
+CREATE FUNCTION srm_build_error(stmt text, OUT state text, OUT msg text,
+                                OUT detail text, OUT hint text)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE stmt;
+  state := 'no error';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+    detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+END $$;
+SET srmsort.enabled = off;
+CREATE TEMP TABLE toobig_err AS
+SELECT 'postgres' AS sorter, * FROM srm_build_error('CREATE INDEX toobig_t ON toobig (t)');
+SET srmsort.enabled = on;
+SELECT coalesce(sum(bytes_written), 0) AS toobig_w0 FROM srmsort_disks \gset
+INSERT INTO toobig_err
+SELECT 'srmsort', * FROM srm_build_error('CREATE INDEX toobig_t ON toobig (t)');
+SELECT sum(bytes_written) > :toobig_w0 AS via_srmsort FROM srmsort_disks;
+SELECT string_agg(sorter, ', ' ORDER BY sorter) AS sorters, state, msg, detail, hint
+  FROM toobig_err GROUP BY state, msg, detail, hint;
+
 -- no workfile left behind
 SELECT srm_temp_files();
-DROP TABLE ix, ityp, uq, uqn, ixbig, ul, tt, empty, pt CASCADE;
+DROP TABLE ix, ityp, uq, uqn, ixbig, ul, tt, empty, pt, toobig CASCADE;
+DROP FUNCTION srm_build_error(text);
 DROP TYPE srm_ipair;

@@ -468,7 +468,7 @@ SrmParallelBegin(Relation heap, Relation index, IndexInfo *ii, int nworkers,
 	pb->shared = sh;
 	pb->snapshot = snapshot;
 
-	/* no worker: back out, the caller builds serially */
+	/* no worker: back out, the caller builds serially; the stream is gone */
 	if (!SrmPStreamLaunch(&pb->ps))
 	{
 		if (IsMVCCSnapshot(snapshot))

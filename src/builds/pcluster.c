@@ -338,7 +338,7 @@ SrmClusterParallelBegin(Relation heap, Relation index, int nworkers,
 								  SnapshotAny);
 	pc->shared = sh;
 
-	/* no worker: back out, the caller sorts alone */
+	/* no worker: back out, the caller sorts alone; the stream is gone */
 	if (!SrmPStreamLaunch(&pc->ps))
 	{
 		pfree(pc);

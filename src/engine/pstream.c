@@ -299,6 +299,10 @@ SrmPStreamEnd(SrmPStream *ps)
 	/* frees the handle, which would otherwise outlive the segment */
 	shm_mq_detach(ps->mqh);
 	ps->mqh = NULL;
+	/* the aligned copy too: the caller's context may outlast many streams */
+	if (ps->aligned != NULL)
+		pfree(ps->aligned);
+	ps->aligned = NULL;
 	DestroyParallelContext(ps->pcxt);
 	ExitParallelMode();
 }
