@@ -303,6 +303,7 @@ SrmPStreamEnd(SrmPStream *ps)
 	if (ps->aligned != NULL)
 		pfree(ps->aligned);
 	ps->aligned = NULL;
+	ps->aligned_size = 0;
 	DestroyParallelContext(ps->pcxt);
 	ExitParallelMode();
 }
