@@ -173,7 +173,6 @@ prep(SrmIoSet *set, SrmIo *io, int fd, const char *path, char *buf,
 	io->set = set;
 	io->next = NULL;
 	io->pieces_left = 0;
-	io->piece_failed = false;
 	io->piece_bytes = 0;
 	if (set->prep_tail)
 		set->prep_tail->next = io;
@@ -269,14 +268,12 @@ piece_done(SrmIo *io, int res)
 		complete(io, res);
 		return;
 	}
-	if (res < 0)
-		io->piece_failed = true;
-	else
+	/* a failed or short piece leaves the sum short of the request */
+	if (res > 0)
 		io->piece_bytes += res;
 	if (--io->pieces_left > 0)
 		return;
-	complete(io, io->piece_failed || io->piece_bytes != io->len ?
-			 -EAGAIN : (int) io->len);
+	complete(io, io->piece_bytes != io->len ? -EAGAIN : (int) io->len);
 }
 
 /*
@@ -416,8 +413,6 @@ prep_pieces(SrmIoSet *set, SrmIo *io, struct io_uring_sqe *sqe)
 	uint32		done = 0;
 
 	io->pieces_left = (io->len + set->write_piece - 1) / set->write_piece;
-	io->piece_failed = false;
-	io->piece_bytes = 0;
 	for (;;)
 	{
 		uint32		n = Min(io->len - done, set->write_piece);

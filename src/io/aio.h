@@ -66,7 +66,6 @@ typedef struct SrmIo
 	struct SrmIo *next;			/* prepared queue link */
 	/* a write sent to io_uring in pieces (SrmIoSet.write_piece) */
 	uint16		pieces_left;	/* pieces not yet completed */
-	bool		piece_failed;	/* a piece failed or was short */
 	uint32		piece_bytes;	/* bytes the completed pieces wrote */
 } SrmIo;
 
