@@ -29,7 +29,8 @@
 # (srmsort.enabled off), srm.  The table is one of bench.py's data sets
 # (--dataset: int8, int8 key + int8 payload, the default; text_c,
 # text_icu, random text keys of 16-32 characters sorted with collation
-# "C" or ICU en), setseed 0.42.  Results: run.md, rusage.csv,
+# "C" or ICU en; records, a 10-byte bytea key and a 90-byte text payload),
+# setseed 0.42.  Results: run.md, rusage.csv,
 # explain/, callgrind/ (the raw outputs and callgrind_annotate's
 # inclusive and exclusive listings) and phases.md, in
 # bench/results/YYYY-MM-DD-profile-pgN unless --out says otherwise.
@@ -51,7 +52,7 @@ while [ $# -gt 0 ]; do
         --reps) REPS=${2:?}; shift ;;
         --dataset) DATASET=${2:?}; shift ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|text_c|text_icu] [--out DIR]" >&2
+        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|records|text_c|text_icu] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
@@ -76,7 +77,12 @@ case "$DATASET" in
                        16 + (random() * 16)::int) AS k
                 FROM generate_series(1, $ROWS) i"
           if [ "$DATASET" = text_c ]; then KEY='k COLLATE "C"'; else KEY='k COLLATE "en-x-icu"'; fi ;;
-    *) srm_die "unknown --dataset $DATASET (int8, text_c, text_icu)" ;;
+    records)
+          MAKE="SELECT decode(substr(md5(random()::text) || md5(random()::text), 1, 20), 'hex') AS k,
+                       repeat(substr(md5(i::text), 1, 30), 3) AS v
+                FROM generate_series(1, $ROWS) i"
+          KEY=k ;;
+    *) srm_die "unknown --dataset $DATASET (int8, records, text_c, text_icu)" ;;
 esac
 srm_log "making t: $ROWS rows of $DATASET"
 srm_psql -q <<EOF >/dev/null
@@ -92,7 +98,9 @@ settings() {
     echo "SET work_mem = '$wm';"
     case "$sys" in
         native) echo "SET srmsort.enabled = off;" ;;
-        *) echo "SET srmsort.enabled = on;" ;;
+        *) echo "SET srmsort.enabled = on;"
+           # the sort's facts (runs, merge order, passes) in the log
+           echo "SET srmsort.trace = on;" ;;
     esac
 }
 query() {

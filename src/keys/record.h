@@ -220,18 +220,76 @@ extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
 /*
  * SrmRecPlainTuple
  *		The common heap record's tuple in fixed-size moves: a short record
- *		(a one-byte length word) without a stored key (its low bit clear),
+ *		(SrmRecShortHeader) without a stored key,
  *		whose tuple has no NULLs and the usual header of SRM_REC_PLAIN_HOFF
  *		bytes, rebuilt into buf when buf needs no resizing; NULL for any
  *		other record (buf's contents are then undefined).
  */
 #define SRM_REC_PLAIN_HOFF	(2 * sizeof(uint64))
 
-/* The size of a record SrmRecPlainTuple took: its length word is a byte. */
+/*
+ * SrmRecShortHeader
+ *		The length word of a record without a stored key that is 1 or 2
+ *		bytes long (a payload under 8kB): its size into *hdr, the payload's
+ *		into *pay; false for any other record.  Rows of 100 bytes take two
+ *		bytes, so the common paths read both forms.
+ */
+static pg_attribute_always_inline bool
+SrmRecShortHeader(const char *rec, Size *hdr, Size *pay)
+{
+	uint8		b = (uint8) rec[0];
+
+	if (b < 0x80)
+	{
+		*hdr = 1;
+		*pay = b >> 1;
+		return !(b & 1);
+	}
+	else if (b < 0xC0)
+	{
+		uint8		b1 = (uint8) rec[1];
+
+		*hdr = 2;
+		*pay = (((uint32) (b & 0x3F) << 8) | b1) >> 1;
+		return !(b1 & 1);
+	}
+	return false;
+}
+
+/*
+ * SrmRecPutShortHeader
+ *		Write the length word of a record of pay bytes without a stored key
+ *		at dst if the record (word and payload) fits in room; its size, or
+ *		0 if it does not fit or needs the 5-byte word.
+ */
+static pg_attribute_always_inline Size
+SrmRecPutShortHeader(char *dst, Size room, Size pay)
+{
+	Size		v = pay << 1;
+
+	if (v < 0x80)
+	{
+		if (pay + 1 > room)
+			return 0;
+		dst[0] = (char) v;
+		return 1;
+	}
+	if (v >= 0x4000 || pay + 2 > room)
+		return 0;
+	dst[0] = (char) (0x80 | (v >> 8));
+	dst[1] = (char) (v & 0xFF);
+	return 2;
+}
+
+/* The size of a record SrmRecPlainTuple took: a 1- or 2-byte length word. */
 static inline Size
 SrmRecPlainSize(const char *rec)
 {
-	return 1 + ((uint8) rec[0] >> 1);
+	uint8		b = (uint8) rec[0];
+
+	if (b < 0x80)
+		return 1 + (b >> 1);
+	return 2 + ((((uint32) (b & 0x3F) << 8) | (uint8) rec[1]) >> 1);
 }
 
 /*
@@ -254,20 +312,22 @@ SrmRecPlainHeader(char *dst, uint32 head, uint8 hoffbyte)
 static pg_attribute_always_inline void *
 SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 {
-	uint8		b = (uint8) rec[0];
-	const char *body = rec + 1;
+	const char *body;
 	uint32		head;
 	uint16		infomask;
 	uint8		hoffbyte;
+	Size		hdr,
+				pay;
 	Size		len;
 	char	   *dst;
 
-	if (b >= 0x80 || (b & 1))
+	if (!SrmRecShortHeader(rec, &hdr, &pay))
 		return NULL;
+	body = rec + hdr;
 	memcpy(&head, body, sizeof(head));
 	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
 	hoffbyte = (uint8) body[SRM_REC_HOFF];
-	len = SRM_REC_PLAIN_HOFF + (b >> 1) - SRM_REC_HEAP_FIXED;
+	len = SRM_REC_PLAIN_HOFF + pay - SRM_REC_HEAP_FIXED;
 	if ((infomask & HEAP_HASNULL) ||
 		hoffbyte != MINIMAL_TUPLE_OFFSET + SRM_REC_PLAIN_HOFF ||
 		buf->size < len || buf->size > block_size)
@@ -542,13 +602,15 @@ SrmRecIndexFastKey(SrmRecFormat *fmt, const char *itup, uint64 *key)
 static pg_attribute_always_inline Size
 SrmRecFastKey(SrmRecFormat *fmt, const char *rec, uint64 *key)
 {
-	uint8		b = (uint8) rec[0];
+	Size		hdr,
+				pay;
 
-	if (SrmRecFast(fmt) && b < 0x80 && !(b & 1) &&
+	if (SrmRecFast(fmt) && SrmRecShortHeader(rec, &hdr, &pay) &&
 		(fmt->heap ?
-		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
-		 SrmRecIndexFastKey(fmt, rec + 1, key)))
-		return 1 + (b >> 1);
+		 SrmRecHeapFastKey(fmt, rec + hdr, rec + hdr + SRM_REC_HEAP_FIXED,
+						   key) :
+		 SrmRecIndexFastKey(fmt, rec + hdr, key)))
+		return hdr + pay;
 	return 0;
 }
 
@@ -577,24 +639,32 @@ SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 /*
  * SrmRecHeapPlain
  *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
- *		set) has no NULLs and an integer key (of one column or two) its
- *		columns give back: its record stores no key.
+ *		set) has no NULLs and a fast key (SrmRecFast) its columns give
+ *		back: an integer key (of one column or two), or a bytewise one
+ *		stored inline.  Its record stores no key.
  */
 static inline bool
 SrmRecHeapPlain(SrmRecFormat *fmt, const MinimalTupleData *mt)
 {
-	return (fmt->fast_int || fmt->fast_pair) && fmt->heap &&
-		!(mt->t_infomask & HEAP_HASNULL) &&
-		HeapTupleHeaderGetNatts(mt) > fmt->last_att;
+	const unsigned char *d;
+	Size		len;
+
+	if (!SrmRecFast(fmt) || !fmt->heap ||
+		(mt->t_infomask & HEAP_HASNULL) ||
+		HeapTupleHeaderGetNatts(mt) <= fmt->last_att)
+		return false;
+	return !fmt->fast_bytes ||
+		SrmRecVarlenaAt((const char *) mt + mt->t_hoff - MINIMAL_TUPLE_OFFSET +
+						fmt->key_off, &d, &len);
 }
 
 /*
  * SrmRecEncodePlain
  *		SrmRecEncode's common case inline: a short SrmRecHeapPlain tuple,
  *		or an index tuple without NULLs whose integer key its columns give
- *		back.  Returns the record's size, or 0 if the tuple is not such a
- *		case or its record needs more than room bytes: then SrmRecEncode
- *		decides.
+ *		back, with a length word of 1 or 2 bytes.  Returns the record's
+ *		size, or 0 if the tuple is not such a case or its record needs more
+ *		than room bytes: then SrmRecEncode decides.
  */
 static inline Size
 SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
@@ -603,31 +673,29 @@ SrmRecEncodePlain(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	const MinimalTupleData *mt = tuple;
 	Size		hoff;
 	Size		pay;
+	Size		hdr;
 
 	if (!fmt->heap)
 	{
-		/* the IndexTuple as it is, after a one-byte length word */
+		/* the IndexTuple as it is, after the length word */
 		if (!(fmt->fast_int || fmt->fast_pair) ||
 			IndexTupleHasNulls((const IndexTupleData *) tuple) ||
-			len >= 0x40 || len + 1 > room)
+			(hdr = SrmRecPutShortHeader(dst, room, len)) == 0)
 			return 0;
-		dst[0] = (char) (len << 1);
-		SrmRecCopy(dst + 1, tuple, len);
-		return len + 1;
+		SrmRecCopy(dst + hdr, tuple, len);
+		return len + hdr;
 	}
 	if (!SrmRecHeapPlain(fmt, mt))
 		return 0;
 	hoff = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
 	pay = SRM_REC_HEAP_FIXED + (len - hoff);
-	/* a one-byte length word */
-	if (pay >= 0x40 || pay + 1 > room)
+	if ((hdr = SrmRecPutShortHeader(dst, room, pay)) == 0)
 		return 0;
-	dst[0] = (char) (pay << 1);
-	memcpy(dst + 1, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+	memcpy(dst + hdr, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
 		   SRM_REC_HEAP_FIXED);
-	SrmRecCopy(dst + 1 + SRM_REC_HEAP_FIXED, (const char *) tuple + hoff,
+	SrmRecCopy(dst + hdr + SRM_REC_HEAP_FIXED, (const char *) tuple + hoff,
 			   len - hoff);
-	return pay + 1;
+	return pay + hdr;
 }
 
 #endif							/* SRM_RECORD_H */

@@ -157,7 +157,8 @@ rec_roundtrip(RecCase *c, TupleDesc form_desc, Datum *values, bool *isnull,
 			 */
 			SrmTupleBuf tb;
 			uint64		key = ~ekey;
-			bool		plain = !haskey && paylen < 0x40 &&
+			/* (a buffer larger than a block is left to shrink) */
+			bool		plain = !haskey && paylen < 0x2000 && len + 8 <= BLCKSZ &&
 				!(((MinimalTuple) mt)->t_infomask & HEAP_HASNULL) &&
 				((MinimalTuple) mt)->t_hoff == MINIMAL_TUPLE_OFFSET + SRM_REC_PLAIN_HOFF;
 
@@ -199,14 +200,25 @@ rec_roundtrip(RecCase *c, TupleDesc form_desc, Datum *values, bool *isnull,
 			pfree(fresh.data);
 		}
 	}
-	/* the inline common case writes the same record */
+	/*
+	 * the inline common case writes the same record, and takes every heap
+	 * tuple without NULLs whose record has a short word and no key
+	 */
 	{
 		char	   *plain = palloc(size + 1);
+		bool		take = fmt->heap && SrmRecFast(fmt) && !haskey &&
+			paylen < 0x2000 && !(mt->t_infomask & HEAP_HASNULL);
 
 		sz = SrmRecEncodePlain(fmt, plain, size, mt, len);
 		CHECK(sz == 0 || (sz == size && memcmp(plain, buf + 3, size) == 0),
 			  "%s %s: SrmRecEncodePlain wrote %zu bytes, SrmRecEncode %zu", c->name,
 			  what, sz, size);
+		CHECK(!take || sz == size,
+			  "%s %s: SrmRecEncodePlain left a plain record of %zu bytes",
+			  c->name, what, size);
+		sz = SrmRecEncodePlain(fmt, plain, size - 1, mt, len);
+		CHECK(sz == 0, "%s %s: SrmRecEncodePlain wrote %zu bytes into %zu",
+			  c->name, what, sz, size - 1);
 		pfree(plain);
 	}
 	pfree(buf);
@@ -384,28 +396,33 @@ unit_rec_varlena(void)
 				i;
 	char		what[64];
 
-	for (shape = 0; shape < 6; shape++)
+	for (shape = 0; shape < 7; shape++)
 		for (order = 0; order < 2; order++)
 		{
-			/* text; bytea; (bool, text); the same plain; text plain; (int4, text) */
+			/*
+			 * text; bytea; (bool, text); the same plain; text plain; (int4,
+			 * text); (bytea, text), a key before a payload of 90 bytes
+			 */
 			Oid			text = TEXTOID;
 			Oid			bytea = BYTEAOID;
 			Oid			bt[] = {BOOLOID, TEXTOID};
 			Oid			it[] = {INT4OID, TEXTOID};
+			Oid			bpt[] = {BYTEAOID, TEXTOID};
 			RecCase		c;
 			TupleDesc	desc;
 			int			keyatt = (shape == 2 || shape == 3 || shape == 5) ? 1 : 0;
 			Datum		v[2];
 			bool		n[2] = {false, false};
 			static const char *names[] = {"text", "bytea", "(bool, text)",
-			"(bool, text plain)", "text plain", "(int4, text)"};
+			"(bool, text plain)", "text plain", "(int4, text)", "(bytea, text)"};
 
 			desc = shape == 0 ? rec_desc(1, &text, 1, false) :
 				shape == 1 ? rec_desc(1, &bytea, 1, false) :
 				shape == 2 ? rec_desc(2, bt, 2, false) :
 				shape == 3 ? rec_desc(2, bt, 2, true) :
 				shape == 4 ? rec_desc(1, &text, 1, true) :
-				rec_desc(2, it, 2, false);
+				shape == 5 ? rec_desc(2, it, 2, false) :
+				rec_desc(2, bpt, 2, false);
 			rec_case(&c, names[shape], desc, keyatt, order == 1, order == 1,
 					 C_COLLATION_OID);
 			CHECK(c.keys->norm == SRM_NORM_BYTES && c.fmt.derive,
@@ -413,6 +430,8 @@ unit_rec_varlena(void)
 			v[0] = BoolGetDatum(true);
 			if (shape == 5)
 				v[0] = Int32GetDatum(-7);
+			if (shape == 6)
+				v[1] = rec_bytes(90, 5);
 			for (i = 0; i < lengthof(lens); i++)
 			{
 				v[keyatt] = rec_bytes(lens[i], i);
@@ -568,7 +587,7 @@ pair_roundtrip(const char *name, SrmKeys *keys, SrmRecFormat *fmt, TupleDesc des
 	/* the inline common case: every short record without NULLs or a key */
 	key = ~(uint64) t.datum1;
 	sz = SrmRecFastKey(fmt, rec, &key);
-	CHECK(sz == (!haskey && paylen < 0x40 && !(mt->t_infomask & HEAP_HASNULL) ?
+	CHECK(sz == (!haskey && paylen < 0x2000 && !(mt->t_infomask & HEAP_HASNULL) ?
 				 size : 0) &&
 		  (sz == 0 || (key == (uint64) t.datum1 && t.nrank == SRM_NRANK_VALUE)),
 		  "%s: SrmRecFastKey %016llx (%zu bytes of %zu), the tuple's %016llx/%d",
