@@ -7,6 +7,12 @@
 #   bench/profile.sh --pg 19 --rows 1000000 --work-mem 4MB,64MB,1GB
 #   bench/profile.sh --pg 19 --systems srm --reps 0   # callgrind of srmsort only
 #   bench/profile.sh --pg 19 --dataset text_icu --rows 500000 --work-mem 1GB
+#   bench/profile.sh --pg 19 --dataset records --rows 5000000 --work-mem 4MB,64MB \
+#       --tablespaces srm_d0,srm_d1,srm_d2,srm_d3      # as bench.py's runs
+#   bench/profile.sh --pg 19 --systems srm --srm-set srmsort.debug_load_part=1GB
+#                                                   # a setting of srm's runs
+#   bench/profile.sh --pg 15 --systems srm --reps 0 --perf  # perf cpu-clock too
+#   bench/profile.sh --pg 15 --systems srm --reps 0 --perf --no-callgrind
 #
 # Wall time on a busy 2-core VM without hardware counters says little, so
 # this measures what moves less with the hour:
@@ -24,13 +30,20 @@
 #   Debian's postgres binary is stripped: PostgreSQL's exported functions
 #   have names, its static ones (qsort_tuple, mergeonerun, ...) appear as
 #   addresses, but inclusive costs through them stay exact.
+# * CPU samples (--perf): perf record -e cpu-clock of the backend during
+#   one more run of each sort, in perf/ (self.*.txt: the functions
+#   sampled; children.*.txt: with their callees).  perf runs on the host,
+#   so only against PostgreSQL 15 (the others run in Debian roots).
 #
 # Systems: scan (SELECT * FROM t OFFSET 1e12, the floor), native
 # (srmsort.enabled off), srm.  The table is one of bench.py's data sets
 # (--dataset: int8, int8 key + int8 payload, the default; text_c,
 # text_icu, random text keys of 16-32 characters sorted with collation
 # "C" or ICU en; records, a 10-byte bytea key and a 90-byte text payload),
-# setseed 0.42.  Results: run.md, rusage.csv,
+# setseed 0.42.  --tablespaces sets srmsort.tablespaces and
+# temp_tablespaces, as bench.py's --tablespaces (the goals use the four
+# srm_d0..srm_d3; without it the sort writes to pg_default, one disk, and
+# plans other blocks and merge orders).  Results: run.md, rusage.csv,
 # explain/, callgrind/ (the raw outputs and callgrind_annotate's
 # inclusive and exclusive listings) and phases.md, in
 # bench/results/YYYY-MM-DD-profile-pgN unless --out says otherwise.
@@ -42,6 +55,10 @@ WORK_MEMS=4MB,1GB
 SYSTEMS=scan,native,srm
 REPS=3
 DATASET=int8
+TABLESPACES=
+SRM_SETS=()
+PERF=
+CALLGRIND=yes
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -51,8 +68,12 @@ while [ $# -gt 0 ]; do
         --systems) SYSTEMS=${2:?}; shift ;;
         --reps) REPS=${2:?}; shift ;;
         --dataset) DATASET=${2:?}; shift ;;
+        --tablespaces) TABLESPACES=${2:?}; shift ;;
+        --srm-set) SRM_SETS+=("${2:?--srm-set needs NAME=VALUE}"); shift ;;
+        --perf) PERF=yes ;;
+        --no-callgrind) CALLGRIND= ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|records|text_c|text_icu] [--out DIR]" >&2
+        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|records|text_c|text_icu] [--tablespaces srm_d0,srm_d1,...] [--srm-set NAME=VALUE]... [--perf] [--no-callgrind] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
@@ -96,11 +117,18 @@ settings() {
     local sys=$1 wm=$2
     echo "SET max_parallel_workers_per_gather = 0;"
     echo "SET work_mem = '$wm';"
+    if [ -n "$TABLESPACES" ]; then
+        echo "SET srmsort.tablespaces = '$TABLESPACES';"
+        echo "SET temp_tablespaces = $TABLESPACES;"
+    fi
     case "$sys" in
         native) echo "SET srmsort.enabled = off;" ;;
         *) echo "SET srmsort.enabled = on;"
            # the sort's facts (runs, merge order, passes) in the log
-           echo "SET srmsort.trace = on;" ;;
+           echo "SET srmsort.trace = on;"
+           for kv in ${SRM_SETS[@]+"${SRM_SETS[@]}"}; do
+               echo "SET ${kv%%=*} = '${kv#*=}';"
+           done ;;
     esac
 }
 query() {
@@ -139,7 +167,47 @@ if [ "$REPS" -gt 0 ]; then
     done
 fi
 
+# CPU samples: perf record -e cpu-clock of the backend for one more run of
+# each sort (not the scan), its call graphs by frame pointers (srmsort is
+# built with them; PostgreSQL's own frames may be cut short).
+if [ -n "$PERF" ]; then
+    command -v perf >/dev/null || srm_die "--perf needs perf (linux-perf)"
+    mkdir -p "$OUT/perf"
+    for wm in "${WMS[@]}"; do
+        for sys in "${SYSS[@]}"; do
+            [ "$sys" != scan ] || continue
+            srm_log "perf $sys $wm"
+            # the session waits for perf to attach before it sorts
+            { settings "$sys" "$wm"; echo "SELECT pg_sleep(2);"; query "$sys"; echo ";"; } |
+                PGDATABASE="dbname=postgres application_name=srm_perf_$$" srm_psql -q \
+                >"$OUT/perf/psql.$sys-$wm.log" 2>&1 &
+            psqlpid=$!
+            pid=""
+            for _ in $(seq 1 50); do
+                pid=$(srm_psql -qAtc "SELECT pid FROM pg_stat_activity
+                                      WHERE application_name = 'srm_perf_$$'")
+                [ -z "$pid" ] || break
+                sleep 0.1
+            done
+            [ -n "$pid" ] || srm_die "no backend for perf"
+            perf record -q -e cpu-clock -g -p "$pid" -o "$OUT/perf/perf.$sys-$wm.data" \
+                >/dev/null 2>&1 &
+            perfpid=$!
+            wait "$psqlpid" || srm_die "the query under perf failed"
+            kill -INT "$perfpid"
+            wait "$perfpid" || true
+            perf report -q -i "$OUT/perf/perf.$sys-$wm.data" --no-children \
+                --sort dso,sym --percent-limit 0.3 -g none \
+                >"$OUT/perf/self.$sys-$wm.txt" 2>/dev/null || true
+            perf report -q -i "$OUT/perf/perf.$sys-$wm.data" --children \
+                --sort sym --percent-limit 1 -g none \
+                >"$OUT/perf/children.$sys-$wm.txt" 2>/dev/null || true
+        done
+    done
+fi
+
 # Instructions: one backend in single-user mode under callgrind.
+[ -n "$CALLGRIND" ] || exit 0
 srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w stop >/dev/null
 for wm in "${WMS[@]}"; do
     for sys in "${SYSS[@]}"; do
