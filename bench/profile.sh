@@ -7,12 +7,11 @@
 #   bench/profile.sh --pg 19 --rows 1000000 --work-mem 4MB,64MB,1GB
 #   bench/profile.sh --pg 19 --systems srm --reps 0   # callgrind of srmsort only
 #   bench/profile.sh --pg 19 --dataset text_icu --rows 500000 --work-mem 1GB
+#   bench/profile.sh --pg 19 --rows 50000000 --work-mem 64MB --perf --no-callgrind
 #   bench/profile.sh --pg 19 --dataset records --rows 5000000 --work-mem 4MB,64MB \
 #       --tablespaces srm_d0,srm_d1,srm_d2,srm_d3      # as bench.py's runs
 #   bench/profile.sh --pg 19 --systems srm --srm-set srmsort.debug_load_part=1GB
 #                                                   # a setting of srm's runs
-#   bench/profile.sh --pg 15 --systems srm --reps 0 --perf  # perf cpu-clock too
-#   bench/profile.sh --pg 15 --systems srm --reps 0 --perf --no-callgrind
 #
 # Wall time on a busy 2-core VM without hardware counters says little, so
 # this measures what moves less with the hour:
@@ -30,10 +29,13 @@
 #   Debian's postgres binary is stripped: PostgreSQL's exported functions
 #   have names, its static ones (qsort_tuple, mergeonerun, ...) appear as
 #   addresses, but inclusive costs through them stay exact.
-# * CPU samples (--perf): perf record -e cpu-clock of the backend during
-#   one more run of each sort, in perf/ (self.*.txt: the functions
-#   sampled; children.*.txt: with their callees).  perf runs on the host,
-#   so only against PostgreSQL 15 (the others run in Debian roots).
+# * CPU time by phase (--perf): one more run of each query with the
+#   host's `perf record -e cpu-clock -g` attached to the backend
+#   (bench/perf_watch.sh, started before a Debian root is entered;
+#   bench/perf_phases.py sorts the samples into phases by their stacks).
+#   Unlike callgrind it runs at full speed, so it takes the real row
+#   counts, and it counts what instructions do not: cache misses, page
+#   faults, the kernel's copies.  Needs perf on the host.
 #
 # Systems: scan (SELECT * FROM t OFFSET 1e12, the floor), native
 # (srmsort.enabled off), srm.  The table is one of bench.py's data sets
@@ -43,7 +45,8 @@
 # setseed 0.42.  --tablespaces sets srmsort.tablespaces and
 # temp_tablespaces, as bench.py's --tablespaces (the goals use the four
 # srm_d0..srm_d3; without it the sort writes to pg_default, one disk, and
-# plans other blocks and merge orders).  Results: run.md, rusage.csv,
+# plans other blocks and merge orders).  srm's sessions log the sort's
+# facts (srmsort.trace: runs, block size, merge order, passes).  Results: run.md, rusage.csv,
 # explain/, callgrind/ (the raw outputs and callgrind_annotate's
 # inclusive and exclusive listings) and phases.md, in
 # bench/results/YYYY-MM-DD-profile-pgN unless --out says otherwise.
@@ -57,8 +60,8 @@ REPS=3
 DATASET=int8
 TABLESPACES=
 SRM_SETS=()
-PERF=
-CALLGRIND=yes
+PERF=0
+CALLGRIND=1
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -70,9 +73,9 @@ while [ $# -gt 0 ]; do
         --dataset) DATASET=${2:?}; shift ;;
         --tablespaces) TABLESPACES=${2:?}; shift ;;
         --srm-set) SRM_SETS+=("${2:?--srm-set needs NAME=VALUE}"); shift ;;
-        --perf) PERF=yes ;;
-        --no-callgrind) CALLGRIND= ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
+        --perf) PERF=1 ;;
+        --no-callgrind) CALLGRIND=0 ;;
         *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|records|text_c|text_icu] [--tablespaces srm_d0,srm_d1,...] [--srm-set NAME=VALUE]... [--perf] [--no-callgrind] [--out DIR]" >&2
            exit 2 ;;
     esac
@@ -80,6 +83,17 @@ while [ $# -gt 0 ]; do
 done
 
 . "$(dirname "$0")/../test/lib.sh"
+
+# perf runs on the host: its watcher starts before a Debian root is
+# entered, on a queue inside the repository, which the root sees too
+if [ "$PERF" = 1 ] && [ -z "${SRM_PERF_QUEUE:-}" ]; then
+    command -v perf >/dev/null || srm_die "--perf needs perf on the host (apt-get install linux-perf)"
+    SRM_PERF_QUEUE=$(mktemp -d "$SRM_REPO/.perf-queue.XXXXXX")
+    chmod 777 "$SRM_PERF_QUEUE"
+    export SRM_PERF_QUEUE
+    setsid "$SRM_REPO/bench/perf_watch.sh" "$SRM_PERF_QUEUE" $$ \
+        >"$SRM_PERF_QUEUE/watch.log" 2>&1 </dev/null &
+fi
 
 srm_bench_cluster 4GB
 srm_bench_outdir "profile-$DATASET-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
@@ -124,7 +138,6 @@ settings() {
     case "$sys" in
         native) echo "SET srmsort.enabled = off;" ;;
         *) echo "SET srmsort.enabled = on;"
-           # the sort's facts (runs, merge order, passes) in the log
            echo "SET srmsort.trace = on;"
            for kv in ${SRM_SETS[@]+"${SRM_SETS[@]}"}; do
                echo "SET ${kv%%=*} = '${kv#*=}';"
@@ -167,47 +180,31 @@ if [ "$REPS" -gt 0 ]; then
     done
 fi
 
-# CPU samples: perf record -e cpu-clock of the backend for one more run of
-# each sort (not the scan), its call graphs by frame pointers (srmsort is
-# built with them; PostgreSQL's own frames may be cut short).
-if [ -n "$PERF" ]; then
-    command -v perf >/dev/null || srm_die "--perf needs perf (linux-perf)"
+# CPU time by phase: one more run of each query, perf attached to its
+# backend by the host's watcher (the session waits until it is).
+if [ "$PERF" = 1 ]; then
     mkdir -p "$OUT/perf"
     for wm in "${WMS[@]}"; do
         for sys in "${SYSS[@]}"; do
-            [ "$sys" != scan ] || continue
+            name="$sys-$wm"
             srm_log "perf $sys $wm"
-            # the session waits for perf to attach before it sorts
-            { settings "$sys" "$wm"; echo "SELECT pg_sleep(2);"; query "$sys"; echo ";"; } |
-                PGDATABASE="dbname=postgres application_name=srm_perf_$$" srm_psql -q \
-                >"$OUT/perf/psql.$sys-$wm.log" 2>&1 &
-            psqlpid=$!
-            pid=""
-            for _ in $(seq 1 50); do
-                pid=$(srm_psql -qAtc "SELECT pid FROM pg_stat_activity
-                                      WHERE application_name = 'srm_perf_$$'")
-                [ -z "$pid" ] || break
-                sleep 0.1
-            done
-            [ -n "$pid" ] || srm_die "no backend for perf"
-            perf record -q -e cpu-clock -g -p "$pid" -o "$OUT/perf/perf.$sys-$wm.data" \
-                >/dev/null 2>&1 &
-            perfpid=$!
-            wait "$psqlpid" || srm_die "the query under perf failed"
-            kill -INT "$perfpid"
-            wait "$perfpid" || true
-            perf report -q -i "$OUT/perf/perf.$sys-$wm.data" --no-children \
-                --sort dso,sym --percent-limit 0.3 -g none \
-                >"$OUT/perf/self.$sys-$wm.txt" 2>/dev/null || true
-            perf report -q -i "$OUT/perf/perf.$sys-$wm.data" --children \
-                --sort sym --percent-limit 1 -g none \
-                >"$OUT/perf/children.$sys-$wm.txt" 2>/dev/null || true
+            { settings "$sys" "$wm"
+              echo '\pset tuples_only on'
+              echo '\pset format unaligned'
+              echo "SELECT pg_backend_pid() \\g $SRM_PERF_QUEUE/$name.pid.tmp"
+              echo "\\! mv $SRM_PERF_QUEUE/$name.pid.tmp $SRM_PERF_QUEUE/$name.pid; while [ ! -e $SRM_PERF_QUEUE/$name.attached ]; do sleep 0.1; done"
+              echo "$(query "$sys");"; } | srm_psql -q >/dev/null
+            while [ ! -e "$SRM_PERF_QUEUE/$name.done" ]; do sleep 0.2; done
+            cp "$SRM_PERF_QUEUE/$name.json" "$OUT/perf/$name.json"
         done
     done
+    touch "$SRM_PERF_QUEUE/stop"
+    sleep 0.5
+    rm -rf "$SRM_PERF_QUEUE"
 fi
 
 # Instructions: one backend in single-user mode under callgrind.
-[ -n "$CALLGRIND" ] || exit 0
+if [ "$CALLGRIND" = 1 ]; then
 srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w stop >/dev/null
 for wm in "${WMS[@]}"; do
     for sys in "${SYSS[@]}"; do
@@ -224,6 +221,7 @@ for wm in "${WMS[@]}"; do
             "$OUT/callgrind/callgrind.$sys-$wm.out" >"$OUT/callgrind/exclusive.$sys-$wm.txt"
     done
 done
+fi
 "$SRM_PYTHON" "$SRM_REPO/bench/profile_phases.py" --rows "$ROWS" --dir "$OUT" \
     >"$OUT/phases.md"
 cat "$OUT/phases.md"
