@@ -377,16 +377,20 @@ SrmMemLoadWriteRun(SrmMemLoad *load, int64 lo, int64 n, SrmRunWriter *w)
 
 		/*
 		 * Tuples are visited in sorted order, i.e. all over memory: fetch
-		 * them a few ahead, and the array further ahead.
+		 * them a few ahead, and the array further ahead.  First, middle
+		 * and last byte: every line of a tuple of up to 128 bytes, which
+		 * spans three lines when it begins late in one.
 		 */
 		if (i + 48 < n)
 			__builtin_prefetch(&tuples[i + 48]);
 		if (i + 16 < n)
 		{
 			const char *ahead = tuples[i + 16].tuple;
+			uint32		len = tuples[i + 16].len;
 
 			__builtin_prefetch(ahead);
-			__builtin_prefetch(ahead + tuples[i + 16].len - 1);
+			__builtin_prefetch(ahead + len / 2);
+			__builtin_prefetch(ahead + len - 1);
 		}
 #endif
 		SrmRunWriterPut(w, t->tuple, t->len, (uint64) t->datum1, t->nrank);
