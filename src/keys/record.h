@@ -617,18 +617,29 @@ SrmRecFastKey(SrmRecFormat *fmt, const char *rec, uint64 *key)
 /*
  * SrmRecTakePlain
  *		For a reader that hands out every tuple (a final merge): the tuple
- *		of a SrmRecPlainTuple record rebuilt into buf and its fast key
- *		(SrmRecFast formats of heap sorts) read from the aligned tuple, in
- *		one pass over the record; NULL for any other record, whose key and
- *		tuple SrmRecReadKey and SrmRecMaterializeInto then give.
+ *		of a SrmRecPlainTuple record with a 1-byte length word rebuilt into
+ *		buf and its fast key (SrmRecFast formats of heap sorts) read from
+ *		the aligned tuple, in one pass over the record; NULL for any other
+ *		record, whose key and tuple SrmRecFastKey (or SrmRecKey) and
+ *		SrmRecMaterializeInto then give.
  */
 static pg_attribute_always_inline void *
 SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 				Size block_size, uint64 *key)
 {
-	char	   *tuple = SrmRecPlainTuple(rec, buf, block_size);
+	char	   *tuple;
 
 	Assert(fmt->heap && SrmRecFast(fmt));
+
+	/*
+	 * Rows of 64 bytes or more (a 2-byte length word): the key is read in
+	 * place and the tuple rebuilt when it wins.  Read back from the tuple
+	 * just copied, it measured slower (bench/results/
+	 * 2026-11-28-profile-records-pg19).
+	 */
+	if ((uint8) rec[0] >= 0x80)
+		return NULL;
+	tuple = SrmRecPlainTuple(rec, buf, block_size);
 	if (tuple == NULL ||
 		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att ||
 		!SrmRecFastKeyAt(fmt, tuple + SRM_REC_PLAIN_HOFF, key))

@@ -157,8 +157,7 @@ rec_roundtrip(RecCase *c, TupleDesc form_desc, Datum *values, bool *isnull,
 			 */
 			SrmTupleBuf tb;
 			uint64		key = ~ekey;
-			/* (a buffer larger than a block is left to shrink) */
-			bool		plain = !haskey && paylen < 0x2000 && len + 8 <= BLCKSZ &&
+			bool		plain = !haskey && paylen < 0x40 &&
 				!(((MinimalTuple) mt)->t_infomask & HEAP_HASNULL) &&
 				((MinimalTuple) mt)->t_hoff == MINIMAL_TUPLE_OFFSET + SRM_REC_PLAIN_HOFF;
 
