@@ -320,9 +320,10 @@ loser_replay(SrmMerge *m, int r, uint64 key)
 	SrmLoser   *tree = m->tree;
 	uint64		wkey = key;
 	uint64		widx = (uint64) r;
-	int			node = (r + m->nruns) >> 1;
+	/* unsigned: no sign extension or arithmetic shift on every level */
+	uint64		node = ((uint64) r + (uint64) m->nruns) >> 1;
 
-	while (node >= 1)
+	while (node != 0)
 	{
 		SrmLoser   *n = &tree[node];
 		uint64		nkey = n->key;
@@ -440,35 +441,41 @@ head_key(SrmMerge *m, SrmInput *in, int r, SrmTuple *t, uint64 *okey)
  *		Take the next record of input r into *t, and its order key into
  *		*okey; false if it has none left.  eager: the caller hands every
  *		tuple out (the final merge), so the common record's tuple is
- *		rebuilt at once (take_plain) rather than when it wins.
+ *		rebuilt at once (take_plain) rather than when it wins.  fresh: the
+ *		input's leading block was just set (SrmMergeBegin).
+ *
+ *		A BIG record is alone in its block, so it can only come first after
+ *		a new leading block; an exhausted input has no records left either.
+ *		Both are tested only when the block's records run out or it is
+ *		fresh, not for every record.
  */
 static pg_attribute_always_inline bool
-input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager)
+input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager,
+		   bool fresh)
 {
 	SrmInput   *in = &m->inputs[r];
 
-	if (in->blockno < 0)
-		return false;
-	if (in->recs_left == 0)
+	if (fresh || unlikely(in->recs_left == 0))
 	{
-		if (!next_block(m, r))
+		if (in->blockno < 0)
 			return false;
+		if (in->recs_left == 0 && !next_block(m, r))
+			return false;
+		if (in->big != NULL && in->rec == in->big)
+		{
+			in->cur_rec = in->big;
+			in->big_in_heap = in->big;
+			m->nbig++;
+			m->attention = true;
+			in->big = NULL;
+			in->rec = NULL;
+			goto keyed;
+		}
 	}
-	if (in->big != NULL && in->rec == in->big)
-	{
-		in->cur_rec = in->big;
-		in->big_in_heap = in->big;
-		m->nbig++;
-		m->attention = true;
-		in->big = NULL;
-		in->rec = NULL;
-	}
-	else
-	{
-		in->cur_rec = in->rec;
-		if (eager && m->plain && take_plain(m, in, t, okey))
-			goto taken;
-	}
+	in->cur_rec = in->rec;
+	if (eager && m->plain && take_plain(m, in, t, okey))
+		goto taken;
+keyed:
 	head_key(m, in, r, t, okey);
 taken:
 	in->recs_left--;
@@ -608,7 +615,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	{
 		uint64		okey;
 
-		m->done[r] = !input_head(m, r, &m->cur[r], &okey, false);
+		m->done[r] = !input_head(m, r, &m->cur[r], &okey, false, true);
 		if (!m->done[r])
 			m->nlive++;
 	}
@@ -694,7 +701,7 @@ merge_advance(SrmMerge *m, int r, bool eager)
 {
 	uint64		okey;
 
-	if (unlikely(!input_head(m, r, &m->cur[r], &okey, eager)))
+	if (unlikely(!input_head(m, r, &m->cur[r], &okey, eager, false)))
 	{
 		m->done[r] = true;
 		if (--m->nlive == 0)
