@@ -575,6 +575,42 @@ SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 }
 
 /*
+ * SrmRecInt8Key
+ *		Whether the format's key is one int8 column (fast_int, 8 bytes);
+ *		then *mask is what turns the column's bits into its normalized key,
+ *		DESC folded in: SrmNormFold(SrmIntNorm(v), desc) is v ^ *mask.  For
+ *		a reader that tests the format once rather than for every record.
+ */
+static inline bool
+SrmRecInt8Key(SrmRecFormat *fmt, uint64 *mask)
+{
+	if (!fmt->heap || fmt->fast_pair || !fmt->fast_int || fmt->key_len != 8)
+		return false;
+	*mask = SrmNormFold(SrmIntNorm(0), fmt->key_desc);
+	return true;
+}
+
+/*
+ * SrmRecTakePlainInt8
+ *		SrmRecTakePlain for an SrmRecInt8Key format, whose mask is mask:
+ *		the key read without testing the format again.
+ */
+static pg_attribute_always_inline void *
+SrmRecTakePlainInt8(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					Size block_size, uint64 mask, uint64 *key)
+{
+	char	   *tuple = SrmRecPlainTuple(rec, buf, block_size);
+	int64		v;
+
+	if (tuple == NULL ||
+		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att)
+		return NULL;
+	memcpy(&v, tuple + SRM_REC_PLAIN_HOFF + fmt->key_off, sizeof(v));
+	*key = (uint64) v ^ mask;
+	return tuple;
+}
+
+/*
  * SrmRecHeapPlain
  *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
  *		set) has no NULLs and an integer key (of one column or two) its

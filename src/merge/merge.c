@@ -392,14 +392,23 @@ static pg_attribute_always_inline bool
 take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 {
 	uint64		key;
-	void	   *tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
-										&in->tbuf[in->tnext],
-										m->ts->block_size, &key);
+	/* read before the tuple's stores, which might alias it */
+	Size		reclen = SrmRecPlainSize(in->cur_rec);
+	void	   *tuple;
 
+	/* the common int8 key without the format's tests on every record */
+	if (m->plain_int8)
+		tuple = SrmRecTakePlainInt8(m->ts->fmt, in->cur_rec,
+									&in->tbuf[in->tnext], m->ts->block_size,
+									m->int8_mask, &key);
+	else
+		tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
+								&in->tbuf[in->tnext], m->ts->block_size,
+								&key);
 	if (tuple == NULL)
 		return false;
 	in->tnext ^= 1;
-	in->cur_reclen = SrmRecPlainSize(in->cur_rec);
+	in->cur_reclen = reclen;
 	t->tuple = tuple;
 	set_value_key(t, key, okey);
 	return true;
@@ -532,6 +541,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->attention = dsm;
 	m->ties = !m->normalized || SrmKeysNeedTies(keys);
 	m->plain = m->normalized && ts->fmt->heap && SrmRecFast(ts->fmt);
+	m->plain_int8 = m->plain && SrmRecInt8Key(ts->fmt, &m->int8_mask);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
