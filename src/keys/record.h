@@ -576,28 +576,27 @@ SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 
 /*
  * SrmRecInt8Key
- *		Whether the format's key is one int8 column (fast_int, 8 bytes);
- *		then *mask is what turns the column's bits into its normalized key,
- *		DESC folded in: SrmNormFold(SrmIntNorm(v), desc) is v ^ *mask.  For
- *		a reader that tests the format once rather than for every record.
+ *		Whether the format's key is one int8 column of a heap tuple
+ *		(fast_int, 8 bytes).  *keyxor is set either way: what turns the
+ *		column's bits into its normalized key, DESC folded in, since
+ *		SrmNormFold(SrmIntNorm(v), desc) is v ^ *keyxor.  For readers that
+ *		test the format once rather than for every tuple.
  */
 static inline bool
-SrmRecInt8Key(SrmRecFormat *fmt, uint64 *mask)
+SrmRecInt8Key(SrmRecFormat *fmt, uint64 *keyxor)
 {
-	if (!fmt->heap || fmt->fast_pair || !fmt->fast_int || fmt->key_len != 8)
-		return false;
-	*mask = SrmNormFold(SrmIntNorm(0), fmt->key_desc);
-	return true;
+	*keyxor = SrmNormFold(SrmIntNorm(0), fmt->key_desc);
+	return fmt->heap && fmt->fast_int && !fmt->fast_pair && fmt->key_len == 8;
 }
 
 /*
  * SrmRecTakePlainInt8
- *		SrmRecTakePlain for an SrmRecInt8Key format, whose mask is mask:
- *		the key read without testing the format again.
+ *		SrmRecTakePlain for an SrmRecInt8Key format (keyxor its xor): the
+ *		key read without testing the format again.
  */
 static pg_attribute_always_inline void *
 SrmRecTakePlainInt8(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
-					Size block_size, uint64 mask, uint64 *key)
+					Size block_size, uint64 keyxor, uint64 *key)
 {
 	char	   *tuple = SrmRecPlainTuple(rec, buf, block_size);
 	int64		v;
@@ -606,7 +605,7 @@ SrmRecTakePlainInt8(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att)
 		return NULL;
 	memcpy(&v, tuple + SRM_REC_PLAIN_HOFF + fmt->key_off, sizeof(v));
-	*key = (uint64) v ^ mask;
+	*key = (uint64) v ^ keyxor;
 	return tuple;
 }
 

@@ -310,47 +310,80 @@ loser_init(SrmMerge *m)
 }
 
 /*
+ * loser_match
+ *		The match at node n, whose loser has order key nk and input ni,
+ *		against the winner so far (*wkey, *widx), whose key differs: the
+ *		node keeps the greater, the winner goes on with the smaller.
+ *		The outcome on random keys is a coin toss, so a branch on it would
+ *		mispredict half the time.  On x86-64 four conditional moves after
+ *		one comparison do it (compilers turn conditional moves written in
+ *		C back into branches here); elsewhere the pairs swap by masks.
+ */
+static pg_attribute_always_inline void
+loser_match(SrmLoser *n, uint64 nk, uint64 ni, uint64 *wkey, uint64 *widx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint64		tk,
+				ti;
+
+	__asm__("cmpq %[wk], %[nk]\n\t"
+			"movq %[nk], %[tk]\n\t"
+			"movq %[ni], %[ti]\n\t"
+			"cmovbq %[wk], %[tk]\n\t"
+			"cmovbq %[wi], %[ti]\n\t"
+			"cmovbq %[nk], %[wk]\n\t"
+			"cmovbq %[ni], %[wi]"
+:			[tk] "=&r"(tk), [ti] "=&r"(ti), [wk] "+r"(*wkey), [wi] "+r"(*widx)
+:			[nk] "r"(nk), [ni] "r"(ni)
+:			"cc");
+	n->key = tk;
+	n->idx = ti;
+#else
+	uint64		mask = -(uint64) (nk < *wkey);
+	uint64		dk = (nk ^ *wkey) & mask;
+	uint64		di = (ni ^ *widx) & mask;
+
+	n->key = nk ^ dk;
+	n->idx = ni ^ di;
+	*wkey ^= dk;
+	*widx ^= di;
+#endif
+}
+
+/*
  * loser_replay
  *		Input r has a new current tuple of order key key (or is done):
- *		replay its path.
+ *		replay its path.  The node's byte offset, not its number, walks
+ *		up the tree: the parent's is half of it rounded down to a node,
+ *		and the loads and stores index the tree with it directly.
  */
 static pg_attribute_always_inline void
 loser_replay(SrmMerge *m, int r, uint64 key)
 {
-	SrmLoser   *tree = m->tree;
+	char	   *tree = (char *) m->tree;
 	uint64		wkey = key;
 	uint64		widx = (uint64) r;
-	/* unsigned: no sign extension or arithmetic shift on every level */
-	uint64		node = ((uint64) r + (uint64) m->nruns) >> 1;
+	uint64		off = (((uint64) r + (uint64) m->nruns) >> 1) * sizeof(SrmLoser);
 
-	while (node != 0)
+	StaticAssertStmt(sizeof(SrmLoser) == 16, "loser tree nodes are 16 bytes");
+	while (off != 0)
 	{
-		SrmLoser   *n = &tree[node];
+		SrmLoser   *n = (SrmLoser *) (tree + off);
 		uint64		nkey = n->key;
 		uint64		nidx = n->idx;
-		uint64		mask;
-		uint64		dk;
-		uint64		di;
 
-		/*
-		 * The outcome of a match on random keys is a coin toss, so a branch
-		 * on it mispredicts half the time: the node and the winner swap by
-		 * masks (compilers turn conditional moves back into branches here),
-		 * and only equal keys take a branch, to the exact comparison.
-		 */
-		mask = -(uint64) (nkey < wkey);
-		dk = (nkey ^ wkey) & mask;
-		di = (nidx ^ widx) & mask;
-		if (unlikely(nkey == wkey) && loser_beats(m, (int) nidx, (int) widx))
-			di = nidx ^ widx;
-		n->key = nkey ^ dk;
-		n->idx = nidx ^ di;
-		wkey ^= dk;
-		widx ^= di;
-		node >>= 1;
+		if (likely(nkey != wkey))
+			loser_match(n, nkey, nidx, &wkey, &widx);
+		else if (loser_beats(m, (int) nidx, (int) widx))
+		{
+			/* equal order keys: the exact comparison decides */
+			n->idx = widx;
+			widx = nidx;
+		}
+		off = (off >> 1) & ~(uint64) (sizeof(SrmLoser) - 1);
 	}
-	tree[0].key = wkey;
-	tree[0].idx = widx;
+	m->tree[0].key = wkey;
+	m->tree[0].idx = widx;
 }
 
 /*
@@ -400,7 +433,7 @@ take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 	if (m->plain_int8)
 		tuple = SrmRecTakePlainInt8(m->ts->fmt, in->cur_rec,
 									&in->tbuf[in->tnext], m->ts->block_size,
-									m->int8_mask, &key);
+									m->int8_xor, &key);
 	else
 		tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
 								&in->tbuf[in->tnext], m->ts->block_size,
@@ -541,7 +574,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->attention = dsm;
 	m->ties = !m->normalized || SrmKeysNeedTies(keys);
 	m->plain = m->normalized && ts->fmt->heap && SrmRecFast(ts->fmt);
-	m->plain_int8 = m->plain && SrmRecInt8Key(ts->fmt, &m->int8_mask);
+	m->plain_int8 = m->plain && SrmRecInt8Key(ts->fmt, &m->int8_xor);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{

@@ -113,7 +113,7 @@ struct SrmMerge
 	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
 	bool		plain;			/* records may be SrmRecTakePlain's */
 	bool		plain_int8;		/* ... and the key is one int8 column */
-	uint64		int8_mask;		/* then its SrmRecInt8Key mask */
+	uint64		int8_xor;		/* then its SrmRecInt8Key xor */
 	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };
