@@ -262,7 +262,8 @@ SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 	Size		len;
 	char	   *dst;
 
-	if (b >= 0x80 || (b & 1))
+	/* a long length word (top bit) or a stored key (low bit): one test */
+	if (b & 0x81)
 		return NULL;
 	memcpy(&head, body, sizeof(head));
 	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
@@ -544,7 +545,7 @@ SrmRecFastKey(SrmRecFormat *fmt, const char *rec, uint64 *key)
 {
 	uint8		b = (uint8) rec[0];
 
-	if (SrmRecFast(fmt) && b < 0x80 && !(b & 1) &&
+	if (SrmRecFast(fmt) && !(b & 0x81) &&
 		(fmt->heap ?
 		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
 		 SrmRecIndexFastKey(fmt, rec + 1, key)))

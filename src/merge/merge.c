@@ -419,9 +419,10 @@ set_value_key(SrmTuple *t, uint64 key, uint64 *okey)
  * take_plain
  *		The final merge's common record: its tuple rebuilt at once, with
  *		its key read from it, into the tuple buffer not holding the tuple
- *		before it (see rebuild); false for any other record.
+ *		before it (see rebuild); returns the record's size, 0 for any
+ *		other record.
  */
-static pg_attribute_always_inline bool
+static pg_attribute_always_inline Size
 take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 {
 	uint64		key;
@@ -439,12 +440,12 @@ take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 								&in->tbuf[in->tnext], m->ts->block_size,
 								&key);
 	if (tuple == NULL)
-		return false;
+		return 0;
 	in->tnext ^= 1;
 	in->cur_reclen = reclen;
 	t->tuple = tuple;
 	set_value_key(t, key, okey);
-	return true;
+	return reclen;
 }
 
 /*
@@ -479,6 +480,27 @@ head_key(SrmMerge *m, SrmInput *in, int r, SrmTuple *t, uint64 *okey)
 }
 
 /*
+ * next_record
+ *		Input in's next record is at rec (in its leading block).
+ */
+static pg_attribute_always_inline void
+next_record(SrmInput *in, char *rec)
+{
+	in->rec = rec;
+
+	/*
+	 * It is needed when the current one has been output, on average R
+	 * outputs later for R inputs: fetch its lines now.  With tens of
+	 * inputs the hardware's stream prefetcher loses track and the first
+	 * touch of every record missed the caches.
+	 */
+#ifdef __GNUC__
+	__builtin_prefetch(rec + 64);
+	__builtin_prefetch(rec + 128);
+#endif
+}
+
+/*
  * input_head
  *		Take the next record of input r into *t, and its order key into
  *		*okey; false if it has none left.  eager: the caller hands every
@@ -496,6 +518,8 @@ input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager,
 		   bool fresh)
 {
 	SrmInput   *in = &m->inputs[r];
+	char	   *rec;
+	Size		reclen;
 
 	if (fresh || unlikely(in->recs_left == 0))
 	{
@@ -514,28 +538,20 @@ input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager,
 			goto keyed;
 		}
 	}
-	in->cur_rec = in->rec;
-	if (eager && m->plain && take_plain(m, in, t, okey))
-		goto taken;
+	rec = in->rec;
+	in->cur_rec = rec;
+	/* a record taken is in the block: its size in a register, no test */
+	if (eager && m->plain && (reclen = take_plain(m, in, t, okey)) != 0)
+	{
+		in->recs_left--;
+		next_record(in, rec + reclen);
+		return true;
+	}
 keyed:
 	head_key(m, in, r, t, okey);
-taken:
 	in->recs_left--;
 	if (in->rec != NULL)
-	{
-		in->rec += in->cur_reclen;
-
-		/*
-		 * The input's next record is needed when this one has been output,
-		 * on average R outputs later for R inputs: fetch its lines now.
-		 * With tens of inputs the hardware's stream prefetcher loses track
-		 * and the first touch of every record missed the caches.
-		 */
-#ifdef __GNUC__
-		__builtin_prefetch(in->rec + 64);
-		__builtin_prefetch(in->rec + 128);
-#endif
-	}
+		next_record(in, in->rec + in->cur_reclen);
 	return true;
 }
 
