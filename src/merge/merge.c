@@ -382,8 +382,9 @@ loser_replay(SrmMerge *m, int r, uint64 key)
 		}
 		off = (off >> 1) & ~(uint64) (sizeof(SrmLoser) - 1);
 	}
-	m->tree[0].key = wkey;
-	m->tree[0].idx = widx;
+	/* through the local: the stores above may alias m (no strict aliasing) */
+	((SrmLoser *) tree)->key = wkey;
+	((SrmLoser *) tree)->idx = widx;
 }
 
 /*
