@@ -262,7 +262,8 @@ SrmRecPlainTuple(const char *rec, SrmTupleBuf *buf, Size block_size)
 	Size		len;
 	char	   *dst;
 
-	if (b >= 0x80 || (b & 1))
+	/* a long length word (top bit) or a stored key (low bit): one test */
+	if (b & 0x81)
 		return NULL;
 	memcpy(&head, body, sizeof(head));
 	memcpy(&infomask, body + sizeof(uint16), sizeof(uint16));
@@ -544,7 +545,7 @@ SrmRecFastKey(SrmRecFormat *fmt, const char *rec, uint64 *key)
 {
 	uint8		b = (uint8) rec[0];
 
-	if (SrmRecFast(fmt) && b < 0x80 && !(b & 1) &&
+	if (SrmRecFast(fmt) && !(b & 0x81) &&
 		(fmt->heap ?
 		 SrmRecHeapFastKey(fmt, rec + 1, rec + 1 + SRM_REC_HEAP_FIXED, key) :
 		 SrmRecIndexFastKey(fmt, rec + 1, key)))
@@ -571,6 +572,41 @@ SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att ||
 		!SrmRecFastKeyAt(fmt, tuple + SRM_REC_PLAIN_HOFF, key))
 		return NULL;
+	return tuple;
+}
+
+/*
+ * SrmRecInt8Key
+ *		Whether the format's key is one int8 column of a heap tuple
+ *		(fast_int, 8 bytes).  *keyxor is set either way: what turns the
+ *		column's bits into its normalized key, DESC folded in, since
+ *		SrmNormFold(SrmIntNorm(v), desc) is v ^ *keyxor.  For readers that
+ *		test the format once rather than for every tuple.
+ */
+static inline bool
+SrmRecInt8Key(SrmRecFormat *fmt, uint64 *keyxor)
+{
+	*keyxor = SrmNormFold(SrmIntNorm(0), fmt->key_desc);
+	return fmt->heap && fmt->fast_int && !fmt->fast_pair && fmt->key_len == 8;
+}
+
+/*
+ * SrmRecTakePlainInt8
+ *		SrmRecTakePlain for an SrmRecInt8Key format (keyxor its xor): the
+ *		key read without testing the format again.
+ */
+static pg_attribute_always_inline void *
+SrmRecTakePlainInt8(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					Size block_size, uint64 keyxor, uint64 *key)
+{
+	char	   *tuple = SrmRecPlainTuple(rec, buf, block_size);
+	int64		v;
+
+	if (tuple == NULL ||
+		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att)
+		return NULL;
+	memcpy(&v, tuple + SRM_REC_PLAIN_HOFF + fmt->key_off, sizeof(v));
+	*key = (uint64) v ^ keyxor;
 	return tuple;
 }
 

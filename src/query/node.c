@@ -46,6 +46,7 @@
 #include "base/settings.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
+#include "merge/merge.h"
 #include "query/node.h"
 #include "query/psort.h"
 #include "query/workerstats.h"
@@ -67,6 +68,7 @@ typedef struct SrmSortScanState
 	bool		delegated;		/* sorted by tuplesort */
 	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
+	SrmMerge   *merge;			/* the sorter's final merge, read directly */
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *result;
 	/* facts of the last sort, kept for EXPLAIN ANALYZE */
@@ -212,6 +214,7 @@ static void
 end_sort(SrmSortScanState *state)
 {
 	state->streaming = false;
+	state->merge = NULL;
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
@@ -394,6 +397,8 @@ do_sort(SrmSortScanState *state)
 	/* srm_next's path: the sorter's rows, no projection */
 	state->streaming = !state->delegated &&
 		state->css.ss.ps.ps_ProjInfo == NULL;
+	state->merge = state->streaming ?
+		SrmSorterForwardMerge(state->sorter) : NULL;
 }
 
 /*
@@ -497,7 +502,10 @@ srm_exec(CustomScanState *node)
 /*
  * srm_next
  *		The node's ExecProcNode (see srm_begin): a row of a result the
- *		sorter streams goes straight out; the rest is srm_exec's.
+ *		sorter streams goes straight out; the rest is srm_exec's.  A final
+ *		merge read forward, the common external sort, hands its rows to the
+ *		slot without the sorter's call and checks in between; its end, and
+ *		a backward fetch (an error there), go through the sorter.
  */
 static TupleTableSlot *
 srm_next(PlanState *pstate)
@@ -505,6 +513,17 @@ srm_next(PlanState *pstate)
 	SrmSortScanState *state = (SrmSortScanState *) pstate;
 
 	CHECK_FOR_INTERRUPTS();
+	if (likely(state->merge != NULL) &&
+		likely(ScanDirectionIsForward(pstate->state->es_direction)))
+	{
+		/* valid until the next SrmMergeNext: the slot need not own it */
+		void	   *tuple = SrmMergeNext(state->merge);
+
+		if (likely(tuple != NULL))
+			return ExecStoreMinimalTuple((MinimalTuple) tuple,
+										 state->result, false);
+		state->merge = NULL;
+	}
 	if (likely(state->streaming))
 		return SrmSorterNextSlot(state->sorter,
 								 ScanDirectionIsForward(pstate->state->es_direction),
