@@ -64,6 +64,11 @@ typedef struct SrmSortScanState
 	bool		randomAccess;
 	bool		sorted;
 	bool		streaming;		/* sorted by srmsort, rows go out as they are */
+	bool		mapping;		/* sorted by srmsort, rows go out by out_map */
+	AttrNumber *out_map;		/* the scan column of each output column, if
+								 * the output only repeats or relabels them */
+	int			out_natts;
+	int			map_natts;		/* scan columns out_map reads */
 	bool		delegated;		/* sorted by tuplesort */
 	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
@@ -78,6 +83,7 @@ static Node *srm_create_state(CustomScan *cscan);
 static void srm_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *srm_exec(CustomScanState *node);
 static TupleTableSlot *srm_next(PlanState *pstate);
+static TupleTableSlot *map_next(SrmSortScanState *state, bool forward);
 static void srm_end(CustomScanState *node);
 static void srm_rescan(CustomScanState *node);
 static void srm_markpos(CustomScanState *node);
@@ -162,6 +168,39 @@ srm_create_state(CustomScan *cscan)
 }
 
 /*
+ * output_map
+ *		When each output column is a scan column, bare or relabelled (a
+ *		table's columns repeated: plan.c, raw_scan_input), which one, so
+ *		that map_next returns rows without the projection's interpreter.
+ */
+static void
+output_map(SrmSortScanState *state)
+{
+	List	   *tlist = state->css.ss.ps.plan->targetlist;
+	AttrNumber *map = palloc(Max(list_length(tlist), 1) * sizeof(AttrNumber));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Node	   *expr = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (IsA(expr, RelabelType))
+			expr = (Node *) ((RelabelType *) expr)->arg;
+		if (!IsA(expr, Var) || ((Var *) expr)->varno != INDEX_VAR ||
+			((Var *) expr)->varattno <= 0)
+		{
+			pfree(map);
+			return;
+		}
+		map[n++] = ((Var *) expr)->varattno;
+		state->map_natts = Max(state->map_natts, ((Var *) expr)->varattno);
+	}
+	state->out_map = map;
+	state->out_natts = n;
+}
+
+/*
  * srm_begin
  *		Initialise the child like ExecInitSort does; no sorting yet.
  */
@@ -201,6 +240,8 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 		node->ss.ps.resultopsset = true;
 	}
 #endif
+	if (node->ss.ps.ps_ProjInfo != NULL)
+		output_map(state);
 	(void) desc;
 }
 
@@ -212,6 +253,7 @@ static void
 end_sort(SrmSortScanState *state)
 {
 	state->streaming = false;
+	state->mapping = false;
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
@@ -394,6 +436,7 @@ do_sort(SrmSortScanState *state)
 	/* srm_next's path: the sorter's rows, no projection */
 	state->streaming = !state->delegated &&
 		state->css.ss.ps.ps_ProjInfo == NULL;
+	state->mapping = !state->delegated && state->out_map != NULL;
 }
 
 /*
@@ -509,7 +552,34 @@ srm_next(PlanState *pstate)
 		return SrmSorterNextSlot(state->sorter,
 								 ScanDirectionIsForward(pstate->state->es_direction),
 								 state->result);
+	if (state->mapping)
+		return map_next(state, ScanDirectionIsForward(pstate->state->es_direction));
 	return srm_exec(&state->css);
+}
+
+/*
+ * map_next
+ *		The next row of a sorter whose tuples hold the scan's columns, as
+ *		the output's columns (output_map): the stored tuple deformed, its
+ *		values lent to the virtual result slot.
+ */
+static TupleTableSlot *
+map_next(SrmSortScanState *state, bool forward)
+{
+	TupleTableSlot *slot = SrmSorterNextSlot(state->sorter, forward, state->result);
+	TupleTableSlot *out = state->css.ss.ps.ps_ResultTupleSlot;
+	int			i;
+
+	ExecClearTuple(out);
+	if (TupIsNull(slot))
+		return out;
+	slot_getsomeattrs(slot, state->map_natts);
+	for (i = 0; i < state->out_natts; i++)
+	{
+		out->tts_values[i] = slot->tts_values[state->out_map[i] - 1];
+		out->tts_isnull[i] = slot->tts_isnull[state->out_map[i] - 1];
+	}
+	return ExecStoreVirtualTuple(out);
 }
 
 /*
@@ -676,12 +746,16 @@ sort_key_text(Node *expr, Oid sortop, Oid coll, bool nullsFirst,
 
 /*
  * show_sort_keys
- *		"Sort Key: ..." exactly like a Sort node.
+ *		"Sort Key: ..." exactly like a Sort node.  The keys' positions are
+ *		those of the scan tuple (custom_scan_tlist), which are the output's
+ *		unless the planner let the child return a table's tuples as they
+ *		are (plan.c, raw_scan_input).
  */
 static void
 show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
+	List	   *scan_tlist = ((CustomScan *) plan)->custom_scan_tlist;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
 	bool		useprefix = SrmExplainRelations(es) > 1 || es->verbose;
 	List	   *keys = NIL;
@@ -689,7 +763,7 @@ show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 
 	for (i = 0; i < state->nkeys; i++)
 	{
-		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sortColIdx[i]);
+		TargetEntry *tle = get_tle_by_resno(scan_tlist, state->sortColIdx[i]);
 
 		if (tle == NULL)
 			elog(ERROR, "srmsort: no target entry for sort key %d", i + 1);
