@@ -46,6 +46,7 @@
 #include "base/settings.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
+#include "query/mapslot.h"
 #include "query/node.h"
 #include "query/psort.h"
 #include "query/workerstats.h"
@@ -64,11 +65,9 @@ typedef struct SrmSortScanState
 	bool		randomAccess;
 	bool		sorted;
 	bool		streaming;		/* sorted by srmsort, rows go out as they are */
-	bool		mapping;		/* sorted by srmsort, rows go out by out_map */
-	AttrNumber *out_map;		/* the scan column of each output column, if
-								 * the output only repeats or relabels them */
-	int			out_natts;
-	int			map_natts;		/* scan columns out_map reads */
+	bool		mapping;		/* sorted by srmsort, rows go out in mapslot */
+	TupleTableSlot *mapslot;	/* result slot if the output only repeats or
+								 * relabels scan columns (mapslot.c) */
 	bool		delegated;		/* sorted by tuplesort */
 	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
@@ -170,10 +169,11 @@ srm_create_state(CustomScan *cscan)
 /*
  * output_map
  *		When each output column is a scan column, bare or relabelled (a
- *		table's columns repeated: plan.c, raw_scan_input), which one, so
- *		that map_next returns rows without the projection's interpreter.
+ *		table's columns repeated: plan.c, raw_scan_input), which one, for
+ *		a result slot that lends them (mapslot.c) instead of a projection
+ *		that would deform every row.  NULL otherwise.
  */
-static void
+static AttrNumber *
 output_map(SrmSortScanState *state)
 {
 	List	   *tlist = state->css.ss.ps.plan->targetlist;
@@ -191,13 +191,11 @@ output_map(SrmSortScanState *state)
 			((Var *) expr)->varattno <= 0)
 		{
 			pfree(map);
-			return;
+			return NULL;
 		}
 		map[n++] = ((Var *) expr)->varattno;
-		state->map_natts = Max(state->map_natts, ((Var *) expr)->varattno);
 	}
-	state->out_map = map;
-	state->out_natts = n;
+	return map;
 }
 
 /*
@@ -241,7 +239,19 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 #endif
 	if (node->ss.ps.ps_ProjInfo != NULL)
-		output_map(state);
+	{
+		AttrNumber *map = output_map(state);
+
+		if (map != NULL)
+		{
+			/* every row goes out in it: tell the parents */
+			state->mapslot = SrmMapSlotMake(estate, ExecGetResultType(&node->ss.ps),
+											state->result, map);
+			node->ss.ps.resultops = SrmMapSlotOps();
+			node->ss.ps.resultopsfixed = true;
+			node->ss.ps.resultopsset = true;
+		}
+	}
 	(void) desc;
 }
 
@@ -436,7 +446,7 @@ do_sort(SrmSortScanState *state)
 	/* srm_next's path: the sorter's rows, no projection */
 	state->streaming = !state->delegated &&
 		state->css.ss.ps.ps_ProjInfo == NULL;
-	state->mapping = !state->delegated && state->out_map != NULL;
+	state->mapping = !state->delegated && state->mapslot != NULL;
 }
 
 /*
@@ -506,6 +516,9 @@ srm_exec(CustomScanState *node)
 	else
 		(void) SrmSorterGetSlot(state->sorter, forward, state->result);
 
+	if (state->mapslot != NULL)
+		return SrmMapSlotStore(state->mapslot, state->result);
+
 	/*
 	 * A Sort's tlist may hold Consts (columns the parent does not use become
 	 * NULL constants), which we keep for EXPLAIN: then the executor has set
@@ -559,27 +572,16 @@ srm_next(PlanState *pstate)
 
 /*
  * map_next
- *		The next row of a sorter whose tuples hold the scan's columns, as
- *		the output's columns (output_map): the stored tuple deformed, its
- *		values lent to the virtual result slot.
+ *		The next row of a sorter whose tuples hold the scan's columns, in
+ *		the slot that lends them as the output's (output_map).  Not
+ *		inlined: srm_next's streaming path should not save the registers
+ *		this one needs.
  */
-static TupleTableSlot *
+static pg_noinline TupleTableSlot *
 map_next(SrmSortScanState *state, bool forward)
 {
-	TupleTableSlot *slot = SrmSorterNextSlot(state->sorter, forward, state->result);
-	TupleTableSlot *out = state->css.ss.ps.ps_ResultTupleSlot;
-	int			i;
-
-	ExecClearTuple(out);
-	if (TupIsNull(slot))
-		return out;
-	slot_getsomeattrs(slot, state->map_natts);
-	for (i = 0; i < state->out_natts; i++)
-	{
-		out->tts_values[i] = slot->tts_values[state->out_map[i] - 1];
-		out->tts_isnull[i] = slot->tts_isnull[state->out_map[i] - 1];
-	}
-	return ExecStoreVirtualTuple(out);
+	return SrmMapSlotStore(state->mapslot,
+						   SrmSorterNextSlot(state->sorter, forward, state->result));
 }
 
 /*
@@ -599,6 +601,8 @@ srm_end(CustomScanState *node)
 		SrmWorkerStatsClear(node->ss.ps.plan->plan_node_id);
 	if (state->result)
 		ExecClearTuple(state->result);
+	if (state->mapslot)
+		ExecClearTuple(state->mapslot);
 	ExecEndNode(outerPlanState(node));
 }
 
@@ -616,6 +620,9 @@ srm_rescan(CustomScanState *node)
 	if (!state->sorted)
 		return;
 	ExecClearTuple(state->result);
+	/* it lends the values of result's tuple */
+	if (state->mapslot)
+		ExecClearTuple(state->mapslot);
 	if (outer->chgParam != NULL || !state->randomAccess)
 	{
 		end_sort(state);
