@@ -7,6 +7,7 @@
 #   bench/profile.sh --pg 19 --rows 1000000 --work-mem 4MB,64MB,1GB
 #   bench/profile.sh --pg 19 --systems srm --reps 0   # callgrind of srmsort only
 #   bench/profile.sh --pg 19 --dataset text_icu --rows 500000 --work-mem 1GB
+#   bench/profile.sh --pg 19 --rows 50000000 --work-mem 64MB --perf --no-callgrind
 #
 # Wall time on a busy 2-core VM without hardware counters says little, so
 # this measures what moves less with the hour:
@@ -24,6 +25,13 @@
 #   Debian's postgres binary is stripped: PostgreSQL's exported functions
 #   have names, its static ones (qsort_tuple, mergeonerun, ...) appear as
 #   addresses, but inclusive costs through them stay exact.
+# * CPU time by phase (--perf): one more run of each query with the
+#   host's `perf record -e cpu-clock -g` attached to the backend
+#   (bench/perf_watch.sh, started before a Debian root is entered;
+#   bench/perf_phases.py sorts the samples into phases by their stacks).
+#   Unlike callgrind it runs at full speed, so it takes the real row
+#   counts, and it counts what instructions do not: cache misses, page
+#   faults, the kernel's copies.  Needs perf on the host.
 #
 # Systems: scan (SELECT * FROM t OFFSET 1e12, the floor), native
 # (srmsort.enabled off), srm.  The table is one of bench.py's data sets
@@ -41,6 +49,8 @@ WORK_MEMS=4MB,1GB
 SYSTEMS=scan,native,srm
 REPS=3
 DATASET=int8
+PERF=0
+CALLGRIND=1
 OUT_ARG=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -51,13 +61,26 @@ while [ $# -gt 0 ]; do
         --reps) REPS=${2:?}; shift ;;
         --dataset) DATASET=${2:?}; shift ;;
         --out) OUT_ARG=(--out "${2:?}"); shift ;;
-        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|text_c|text_icu] [--out DIR]" >&2
+        --perf) PERF=1 ;;
+        --no-callgrind) CALLGRIND=0 ;;
+        *) echo "usage: $0 [--pg N] [--rows N] [--work-mem A,B] [--systems scan,native,srm] [--reps N] [--dataset int8|text_c|text_icu] [--perf] [--no-callgrind] [--out DIR]" >&2
            exit 2 ;;
     esac
     shift
 done
 
 . "$(dirname "$0")/../test/lib.sh"
+
+# perf runs on the host: its watcher starts before a Debian root is
+# entered, on a queue inside the repository, which the root sees too
+if [ "$PERF" = 1 ] && [ -z "${SRM_PERF_QUEUE:-}" ]; then
+    command -v perf >/dev/null || srm_die "--perf needs perf on the host (apt-get install linux-perf)"
+    SRM_PERF_QUEUE=$(mktemp -d "$SRM_REPO/.perf-queue.XXXXXX")
+    chmod 777 "$SRM_PERF_QUEUE"
+    export SRM_PERF_QUEUE
+    setsid "$SRM_REPO/bench/perf_watch.sh" "$SRM_PERF_QUEUE" $$ \
+        >"$SRM_PERF_QUEUE/watch.log" 2>&1 </dev/null &
+fi
 
 srm_bench_cluster 4GB
 srm_bench_outdir "profile-$DATASET-pg$SRM_PG_MAJOR" ${OUT_ARG[@]+"${OUT_ARG[@]}"}
@@ -131,7 +154,31 @@ if [ "$REPS" -gt 0 ]; then
     done
 fi
 
+# CPU time by phase: one more run of each query, perf attached to its
+# backend by the host's watcher (the session waits until it is).
+if [ "$PERF" = 1 ]; then
+    mkdir -p "$OUT/perf"
+    for wm in "${WMS[@]}"; do
+        for sys in "${SYSS[@]}"; do
+            name="$sys-$wm"
+            srm_log "perf $sys $wm"
+            { settings "$sys" "$wm"
+              echo '\pset tuples_only on'
+              echo '\pset format unaligned'
+              echo "SELECT pg_backend_pid() \\g $SRM_PERF_QUEUE/$name.pid.tmp"
+              echo "\\! mv $SRM_PERF_QUEUE/$name.pid.tmp $SRM_PERF_QUEUE/$name.pid; while [ ! -e $SRM_PERF_QUEUE/$name.attached ]; do sleep 0.1; done"
+              echo "$(query "$sys");"; } | srm_psql -q >/dev/null
+            while [ ! -e "$SRM_PERF_QUEUE/$name.done" ]; do sleep 0.2; done
+            cp "$SRM_PERF_QUEUE/$name.json" "$OUT/perf/$name.json"
+        done
+    done
+    touch "$SRM_PERF_QUEUE/stop"
+    sleep 0.5
+    rm -rf "$SRM_PERF_QUEUE"
+fi
+
 # Instructions: one backend in single-user mode under callgrind.
+if [ "$CALLGRIND" = 1 ]; then
 srm_as_user "$SRM_BIN/pg_ctl" -D "$SRM_PGDATA" -m fast -w stop >/dev/null
 for wm in "${WMS[@]}"; do
     for sys in "${SYSS[@]}"; do
@@ -148,6 +195,7 @@ for wm in "${WMS[@]}"; do
             "$OUT/callgrind/callgrind.$sys-$wm.out" >"$OUT/callgrind/exclusive.$sys-$wm.txt"
     done
 done
+fi
 "$SRM_PYTHON" "$SRM_REPO/bench/profile_phases.py" --rows "$ROWS" --dir "$OUT" \
     >"$OUT/phases.md"
 cat "$OUT/phases.md"

@@ -10,6 +10,7 @@ its rusage.
 import argparse
 import csv
 import glob
+import json
 import os
 import re
 import statistics
@@ -87,6 +88,36 @@ def rusage(d):
     return out
 
 
+def perf_tables(d, n):
+    """CPU time by phase (perf cpu-clock samples), ns per row."""
+    runs = {}
+    for p in glob.glob(os.path.join(d, "perf", "*.json")):
+        sys_, wm = os.path.basename(p)[:-len(".json")].split("-", 1)
+        with open(p) as f:
+            runs[(sys_, wm)] = json.load(f)
+    if not runs:
+        return
+    print("# CPU time by phase (perf record -e cpu-clock -g), %d rows\n" % n)
+    print("Samples inside standard_ExecutorRun, each counted towards the")
+    print("innermost phase function on its stack (kernel time towards the user")
+    print("code that entered the kernel); one run of each query.\n")
+    for wm in sorted({wm for _, wm in runs}, key=lambda w: (len(w), w)):
+        for s in ("scan", "native", "srm"):
+            r = runs.get((s, wm))
+            if not r:
+                continue
+            tot = r["total_ns"]
+            print("%s, %s: %.2f s of CPU, %.0f ns/row\n" % (s, wm, tot / 1e9, tot / n))
+            print("| phase | user ns/row | sys ns/row | share |")
+            print("|---|---|---|---|")
+            for ph, v in sorted(r["phases"].items(),
+                                key=lambda kv: -(kv[1]["user_ns"] + kv[1]["sys_ns"])):
+                print("| %s | %.1f | %.1f | %.0f%% |"
+                      % (ph, v["user_ns"] / n, v["sys_ns"] / n,
+                         100.0 * (v["user_ns"] + v["sys_ns"]) / max(tot, 1)))
+            print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, required=True)
@@ -98,6 +129,9 @@ def main():
         sys_, wm = os.path.basename(p)[len("inclusive."):-len(".txt")].split("-", 1)
         listings[(sys_, wm)] = inclusive(p)
     ru = rusage(a.dir)
+    perf_tables(a.dir, n)
+    if not listings:
+        return
     wms = sorted({wm for _, wm in listings}, key=lambda w: (len(w), w))
     print("# Instructions per row (callgrind, inside standard_ExecutorRun), %d rows\n" % n)
     print("The scan is `SELECT * FROM t OFFSET 1e12`; a sort's own cost is its total")
