@@ -39,6 +39,7 @@ OBJS = \
 	src/engine/sortmerge.o \
 	src/engine/sortruns.o \
 	src/engine/sortstats.o \
+	src/query/mapslot.o \
 	src/query/node.o \
 	src/query/plan.o \
 	src/query/psort.o \

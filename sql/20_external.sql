@@ -119,6 +119,26 @@ SELECT srm_runs('SELECT * FROM prt ORDER BY i') <= 2 AS parts_in_order;
 SELECT srm_cursor_diff('SELECT i, k FROM prt ORDER BY k, i');
 RESET srmsort.debug_load_part;
 DROP TABLE prt;
+-- a large budget and a sort the planner expects at twice the budget or
+-- more: its loads stop at a cap (128MB; here 1MB, with a 4MB budget), so
+-- more runs, the same rows; an estimate under twice the budget (a default
+-- selectivity of a third, on an input that is all the rows) keeps whole
+-- loads
+CREATE TABLE cap AS
+SELECT i, (random() * 1e6)::int8 AS k, md5(i::text) AS t
+  FROM generate_series(1, 200000) i;
+ANALYZE cap;
+SET srmsort.debug_load_cap = '1MB';
+SELECT * FROM srm_diff('SELECT * FROM cap ORDER BY k, i', 'k', 'i');
+SELECT * FROM srm_diff('SELECT * FROM cap ORDER BY t COLLATE "C" DESC', 't');
+SELECT srm_runs('SELECT * FROM cap ORDER BY k') AS capped,
+       srm_runs('SELECT * FROM cap WHERE i % 50 >= 0 ORDER BY k') AS low_estimate \gset
+RESET srmsort.debug_load_cap;
+SELECT srm_runs('SELECT * FROM cap ORDER BY k') AS uncapped,
+       srm_runs('SELECT * FROM cap WHERE i % 50 >= 0 ORDER BY k') AS low_uncapped \gset
+SELECT :capped >= 2 * :uncapped AS capped_loads,
+       :low_estimate = :low_uncapped AS low_estimate_whole;
+DROP TABLE cap;
 SET work_mem = '64kB';
 -- a budget whose bookkeeping share holds the whole run: one run of five
 -- loads

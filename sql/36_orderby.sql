@@ -125,6 +125,32 @@ RESET srmsort.min_input_size;
 RESET enable_mergejoin;
 RESET enable_material;
 
+-- a Seq Scan that only repeats or relabels every column of its table
+-- returns the table's tuples and SRMSort rebuilds the Sort's columns
+-- (plan.c, raw_scan_input): NULLs, compressed keys, a column added with a
+-- default that older tuples lack, in memory and external
+CREATE TABLE e AS
+  SELECT i AS n,
+         CASE WHEN i % 11 = 0 THEN NULL
+              WHEN i % 97 = 0 THEN repeat(md5(i::text), 200)
+              ELSE substr(md5(i::text), 1, 3 + i % 20) END AS t
+  FROM generate_series(1, 20000) i;
+ALTER TABLE e ADD COLUMN z int DEFAULT 7;
+INSERT INTO e SELECT i, md5(i::text), i % 5 FROM generate_series(20001, 21000) i;
+CREATE TABLE e1 AS SELECT t FROM e;
+ANALYZE e, e1;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM e ORDER BY t COLLATE "C", n;
+SELECT srm_compare($$SELECT * FROM e ORDER BY t COLLATE "C", n$$);
+SELECT srm_compare($$SELECT z, t, n FROM e ORDER BY t COLLATE "C" DESC NULLS LAST, n$$);
+SELECT srm_compare($$SELECT t, n, z FROM e ORDER BY z DESC, t COLLATE "C", n$$);
+SELECT srm_compare($$SELECT DISTINCT t COLLATE "C" AS x FROM e1$$);
+SELECT srm_compare($$SELECT t, n, row_number() OVER (ORDER BY t COLLATE "C", n) AS r FROM e$$);
+SELECT srm_compare($$SELECT a.n, b.n AS bn FROM e a JOIN e b ON a.t COLLATE "C" = b.t COLLATE "C" ORDER BY 1, 2$$);
+SET work_mem = '64MB';
+SELECT srm_compare($$SELECT * FROM e ORDER BY t COLLATE "C", n$$);
+SELECT srm_compare($$SELECT t, n, z FROM e ORDER BY t COLLATE "C" DESC, n$$);
+SET work_mem = '64kB';
+
 -- rescans with changed parameters: every outer row sorts again
 SET srmsort.min_input_size = 0;
 SELECT srm_compare($$SELECT g, (SELECT string_agg(id::text, ',') FROM (SELECT id FROM d WHERE i4 % 50 = g ORDER BY t, id) z) FROM generate_series(0, 5) g$$);

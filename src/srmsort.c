@@ -312,6 +312,14 @@ define_settings(void)
 							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("srmsort.debug_load_cap",
+							"Developer option: the most a memory load takes of a large budget when the sort is expected to be external.",
+							"0 means the built-in size (128MB).  A smaller cap makes "
+							"small sorts cap their loads.  For the tests.",
+							&srmsort_debug_load_cap, 0, 0, MAX_KILOBYTES,
+							PGC_SUSET, SRM_DEBUG_GUC_FLAGS | GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("srmsort.debug_gist_split_fail",
 							"Developer option: a parallel worker of a GiST build fails at its Nth batch.",
 							"0 means never.  An error in an operator class's "

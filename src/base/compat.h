@@ -39,6 +39,15 @@
 #include "varatt.h"
 #endif
 
+/* 18: a slot's copy_minimal_tuple takes the bytes to leave before it */
+#if PG_VERSION_NUM >= 180000
+#define SRM_COPY_MINIMAL_EXTRA_PARAM	, Size extra
+#define SRM_COPY_MINIMAL_EXTRA_ARG		, extra
+#else
+#define SRM_COPY_MINIMAL_EXTRA_PARAM
+#define SRM_COPY_MINIMAL_EXTRA_ARG
+#endif
+
 /* 16: a relation's storage is named by its locator, no longer its node */
 #if PG_VERSION_NUM >= 160000
 #define SRM_REL_LOCATOR(rel)	(&(rel)->rd_locator)

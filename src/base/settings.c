@@ -50,5 +50,6 @@ char	   *srmsort_debug_slow_disk = NULL;
 int			srmsort_debug_sorter_misuse = SRM_MISUSE_OFF;
 int			srmsort_debug_participant_mem = 0;	/* kB */
 int			srmsort_debug_load_part = 0;	/* kB; 0: SRM_LOAD_PART */
+int			srmsort_debug_load_cap = 0;	/* kB; 0: SRM_LOAD_CAP */
 int			srmsort_debug_gist_split_fail = 0;
 bool		srmsort_debug_scan_barrier = false;

@@ -104,6 +104,7 @@ extern PGDLLIMPORT char *srmsort_debug_slow_disk;
 extern PGDLLIMPORT int srmsort_debug_sorter_misuse;
 extern PGDLLIMPORT int srmsort_debug_participant_mem;
 extern PGDLLIMPORT int srmsort_debug_load_part;
+extern PGDLLIMPORT int srmsort_debug_load_cap;
 extern PGDLLIMPORT int srmsort_debug_gist_split_fail;
 extern PGDLLIMPORT bool srmsort_debug_scan_barrier;
 

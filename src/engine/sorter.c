@@ -95,6 +95,7 @@ sorter_create(int workMemKB, double estInputBytes, int flags)
 	s->cxt = cxt;
 	s->flags = flags;
 	s->budget = (Size) Max(workMemKB, 64) * 1024;
+	s->load_budget = s->budget;
 	s->est_input = estInputBytes;
 	s->state = SS_INITIAL;
 	s->dsm = (srmsort_merge_strategy == SRM_MERGE_DSM);
@@ -216,6 +217,19 @@ expected_bytes(SrmSorter *s)
 }
 
 /*
+ * load_limit
+ *		What the sort may occupy while its load grows, used bytes being
+ *		occupied now: the budget, or less where the load is capped.
+ */
+static Size
+load_limit(SrmSorter *s, Size used)
+{
+	Size		other = used - SrmMemLoadBytes(&s->load);
+
+	return Min(s->budget, other + s->load_budget);
+}
+
+/*
  * load_parts_for
  *		How many runs to sort and write each memory load as, from the first
  *		load (about to be written).  A load sorted whole works out of the
@@ -223,9 +237,10 @@ expected_bytes(SrmSorter *s)
  *		gather of its tuples in sorted order (SrmMemLoadWriteRun) miss on
  *		nearly every tuple.  Parts of SRM_LOAD_PART bytes cost less than the
  *		merge's deeper tree of runs.  The parts are limited so that the
- *		expected runs stay within SRM_LOAD_PARTS_RUNS: no extra pass, and
- *		each run's share of the merge's buffers stays large.  Without an
- *		estimate of the input, loads stay whole.
+ *		expected runs stay within SRM_LOAD_PARTS_RUNS, or one per
+ *		SRM_LOAD_PARTS_RUN_BUDGET bytes of a larger budget: no extra pass,
+ *		and each run's share of the merge's buffers stays large.  Without an estimate of the input, loads stay
+ *		whole.
  */
 static int
 load_parts_for(SrmSorter *s)
@@ -241,7 +256,8 @@ load_parts_for(SrmSorter *s)
 		return 1;
 	parts = floor(load / part);
 	loads = Max(ceil(expect / Max(load, 1.0)), 1.0);
-	parts = Min(parts, floor(SRM_LOAD_PARTS_RUNS / loads));
+	parts = Min(parts, floor(Max(SRM_LOAD_PARTS_RUNS,
+								 s->budget / SRM_LOAD_PARTS_RUN_BUDGET) / loads));
 	return (int) Max(parts, 1.0);
 }
 
@@ -425,6 +441,7 @@ dump_run(SrmSorter *s, bool last)
 	MemoryContext old;
 	double		avglen;
 	Size		other;
+	Size		limit;
 	int64		per;
 	int64		lo;
 
@@ -476,11 +493,14 @@ dump_run(SrmSorter *s, bool last)
 	/* the next run: array and arena share what the rest leaves */
 	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
 	if (other < s->budget || s->load.tuples == NULL)
-		SrmMemLoadFit(&s->load, other < s->budget ? s->budget - other : 0,
+		SrmMemLoadFit(&s->load,
+					  Min(other < s->budget ? s->budget - other : 0,
+						  s->load_budget),
 					  avglen);
 	/* the arena chunks kept for the next run fit beside its array */
 	other = SrmSorterMemUsed(s);
-	SrmMemLoadTrim(&s->load, other < s->budget ? s->budget - other : 0);
+	limit = load_limit(s, other);
+	SrmMemLoadTrim(&s->load, other < limit ? limit - other : 0);
 	MemoryContextSwitchTo(old);
 }
 
@@ -501,26 +521,59 @@ check_loading(SrmSorter *s, const char *call)
 }
 
 /*
+ * consider_load_cap
+ *		The first load has grown to SRM_LOAD_CAP bytes (used) and more input
+ *		comes: if the planner expects SRM_LOAD_CAP_FACTOR times the budget
+ *		or more, the sort will be external whatever its loads, so they stop
+ *		here.  A larger load only costs: the kernel zeroes each fresh page
+ *		on first touch (about 0.5 s a GB on the VMs measured), and once
+ *		loads are sorted and written in parts the runs are no longer; the
+ *		rest of the budget serves the merge.  Decided once, before the
+ *		first run; a wrong estimate at worst writes a sort as runs that
+ *		would have fitted.
+ */
+static void
+consider_load_cap(SrmSorter *s, Size used)
+{
+	Size		cap = srmsort_debug_load_cap > 0 ?
+		(Size) srmsort_debug_load_cap * 1024 : SRM_LOAD_CAP;
+	double		expect;
+
+	if (s->state != SS_INITIAL || s->load_budget < s->budget ||
+		s->budget < 2 * cap || used < cap ||
+		s->load.ntuples == 0 || s->input_bytes == 0)
+		return;
+	/* the input expected, in the memory its load takes so far */
+	expect = expected_bytes(s) * ((double) used / s->input_bytes);
+	if (expect >= SRM_LOAD_CAP_FACTOR * s->budget)
+		s->load_budget = SrmMemLoadBytes(&s->load);
+}
+
+/*
  * make_room_slow
  *		Before adding a tuple of len bytes: grow the tuple array or write a
- *		run if the budget is full.
+ *		run if the budget (or the load's cap) is full.
  */
 static pg_noinline void
 make_room_slow(SrmSorter *s, Size len)
 {
 	SrmMemLoad *load = &s->load;
 	Size		space = SrmMemLoadSpace(load, len);
+	Size		used = SrmSorterMemUsed(s);
+	Size		limit;
 
+	consider_load_cap(s, used);
+	limit = load_limit(s, used);
 	if (load->ntuples >= load->maxtuples &&
-		!SrmMemLoadGrow(load, s->budget, SrmSorterMemUsed(s)))
+		!SrmMemLoadGrow(load, limit, used))
 		dump_run(s, false);
 	if (space > load->arena_left)
 	{
 		/* a new arena chunk: smaller than usual if that is what is left */
-		Size		used = SrmSorterMemUsed(s);
-
+		used = SrmSorterMemUsed(s);
+		limit = load_limit(s, used);
 		if (!SrmMemLoadChunkFits(load, space,
-								 used < s->budget ? s->budget - used : 0))
+								 used < limit ? limit - used : 0))
 			dump_run(s, false);
 	}
 }

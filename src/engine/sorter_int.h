@@ -28,8 +28,18 @@
 
 /* A memory load is sorted and written in parts of about this many bytes */
 #define SRM_LOAD_PART			(16 * 1024 * 1024)
-/* ... as long as the runs expected stay within this many */
+/*
+ * ... as long as the runs expected stay within this many, or one per this
+ * many bytes of the budget if that is more
+ */
 #define SRM_LOAD_PARTS_RUNS		64.0
+#define SRM_LOAD_PARTS_RUN_BUDGET	(1024.0 * 1024.0)
+/*
+ * A sort expected at SRM_LOAD_CAP_FACTOR times its budget or more takes
+ * loads of SRM_LOAD_CAP bytes at most
+ */
+#define SRM_LOAD_CAP			((Size) 128 * 1024 * 1024)	/* or debug_load_cap */
+#define SRM_LOAD_CAP_FACTOR		2.0
 
 /*
  * sorter.c's header comment draws the states; it alone moves between them.
@@ -73,6 +83,7 @@ struct SrmSorter
 	SrmKeys    *keys;
 	int			flags;
 	Size		budget;
+	Size		load_budget;	/* what a memory load may take of it */
 	double		est_input;
 	double		est_rows;		/* index sorts: the heap's estimated rows */
 	SrmSorterState state;

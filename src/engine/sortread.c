@@ -156,6 +156,16 @@ SrmSorterGetSlot(SrmSorter *s, bool forward, TupleTableSlot *slot)
 }
 
 /*
+ * SrmSorterForwardMerge
+ *		See sortread.h.
+ */
+SrmMerge *
+SrmSorterForwardMerge(SrmSorter *s)
+{
+	return s->state == SS_FINALMERGE ? s->merge : NULL;
+}
+
+/*
  * SrmSorterGetIndexTuple
  *		The next index tuple, or NULL at the end.
  */

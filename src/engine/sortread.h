@@ -18,6 +18,7 @@
 #include "executor/tuptable.h"
 
 #include "engine/sortruns.h"
+#include "merge/merge.h"
 
 /*
  * Fetch the next tuple into slot (as a MinimalTuple, not owned by the slot,
@@ -29,6 +30,16 @@ extern bool SrmSorterGetSlot(SrmSorter *sorter, bool forward,
 /* The same, returning slot (stored, or cleared at the end). */
 extern TupleTableSlot *SrmSorterNextSlot(SrmSorter *sorter, bool forward,
 										 TupleTableSlot *slot);
+
+/*
+ * The final merge that streams a performed sort's result, or NULL when the
+ * result is read otherwise.  A reader may pull forward rows from it
+ * directly (SrmMergeNext), skipping a call and the sorter's state checks
+ * on every row, as long as it reads only forward and comes back to the
+ * sorter's calls at the merge's end (a NULL), so that the sorter sees the
+ * end.  It lives as long as the sorter.
+ */
+extern SrmMerge *SrmSorterForwardMerge(SrmSorter *sorter);
 
 /* Index flavour: next index tuple, valid until the next call; NULL at end. */
 extern IndexTuple SrmSorterGetIndexTuple(SrmSorter *sorter);

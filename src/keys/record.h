@@ -648,6 +648,45 @@ SrmRecTakePlain(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
 }
 
 /*
+ * SrmRecInt8Key
+ *		Whether the format's key is one int8 column of a heap tuple
+ *		(fast_int, 8 bytes).  *keyxor is set either way: what turns the
+ *		column's bits into its normalized key, DESC folded in, since
+ *		SrmNormFold(SrmIntNorm(v), desc) is v ^ *keyxor.  For readers that
+ *		test the format once rather than for every tuple.
+ */
+static inline bool
+SrmRecInt8Key(SrmRecFormat *fmt, uint64 *keyxor)
+{
+	*keyxor = SrmNormFold(SrmIntNorm(0), fmt->key_desc);
+	return fmt->heap && fmt->fast_int && !fmt->fast_pair && fmt->key_len == 8;
+}
+
+/*
+ * SrmRecTakePlainInt8
+ *		SrmRecTakePlain for an SrmRecInt8Key format (keyxor its xor): the
+ *		key read without testing the format again.
+ */
+static pg_attribute_always_inline void *
+SrmRecTakePlainInt8(SrmRecFormat *fmt, const char *rec, SrmTupleBuf *buf,
+					Size block_size, uint64 keyxor, uint64 *key)
+{
+	char	   *tuple;
+	int64		v;
+
+	/* 1-byte length words only, as SrmRecTakePlain */
+	if ((uint8) rec[0] >= 0x80)
+		return NULL;
+	tuple = SrmRecPlainTuple(rec, buf, block_size);
+	if (tuple == NULL ||
+		HeapTupleHeaderGetNatts((MinimalTuple) tuple) <= fmt->last_att)
+		return NULL;
+	memcpy(&v, tuple + SRM_REC_PLAIN_HOFF + fmt->key_off, sizeof(v));
+	*key = (uint64) v ^ keyxor;
+	return tuple;
+}
+
+/*
  * SrmRecHeapPlain
  *		Whether the heap tuple mt (a MinimalTuple whose t_len need not be
  *		set) has no NULLs and a fast key (SrmRecFast) its columns give

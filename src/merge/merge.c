@@ -310,46 +310,81 @@ loser_init(SrmMerge *m)
 }
 
 /*
+ * loser_match
+ *		The match at node n, whose loser has order key nk and input ni,
+ *		against the winner so far (*wkey, *widx), whose key differs: the
+ *		node keeps the greater, the winner goes on with the smaller.
+ *		The outcome on random keys is a coin toss, so a branch on it would
+ *		mispredict half the time.  On x86-64 four conditional moves after
+ *		one comparison do it (compilers turn conditional moves written in
+ *		C back into branches here); elsewhere the pairs swap by masks.
+ */
+static pg_attribute_always_inline void
+loser_match(SrmLoser *n, uint64 nk, uint64 ni, uint64 *wkey, uint64 *widx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint64		tk,
+				ti;
+
+	__asm__("cmpq %[wk], %[nk]\n\t"
+			"movq %[nk], %[tk]\n\t"
+			"movq %[ni], %[ti]\n\t"
+			"cmovbq %[wk], %[tk]\n\t"
+			"cmovbq %[wi], %[ti]\n\t"
+			"cmovbq %[nk], %[wk]\n\t"
+			"cmovbq %[ni], %[wi]"
+:			[tk] "=&r"(tk), [ti] "=&r"(ti), [wk] "+r"(*wkey), [wi] "+r"(*widx)
+:			[nk] "r"(nk), [ni] "r"(ni)
+:			"cc");
+	n->key = tk;
+	n->idx = ti;
+#else
+	uint64		mask = -(uint64) (nk < *wkey);
+	uint64		dk = (nk ^ *wkey) & mask;
+	uint64		di = (ni ^ *widx) & mask;
+
+	n->key = nk ^ dk;
+	n->idx = ni ^ di;
+	*wkey ^= dk;
+	*widx ^= di;
+#endif
+}
+
+/*
  * loser_replay
  *		Input r has a new current tuple of order key key (or is done):
- *		replay its path.
+ *		replay its path.  The node's byte offset, not its number, walks
+ *		up the tree: the parent's is half of it rounded down to a node,
+ *		and the loads and stores index the tree with it directly.
  */
 static pg_attribute_always_inline void
 loser_replay(SrmMerge *m, int r, uint64 key)
 {
-	SrmLoser   *tree = m->tree;
+	char	   *tree = (char *) m->tree;
 	uint64		wkey = key;
 	uint64		widx = (uint64) r;
-	int			node = (r + m->nruns) >> 1;
+	uint64		off = (((uint64) r + (uint64) m->nruns) >> 1) * sizeof(SrmLoser);
 
-	while (node >= 1)
+	StaticAssertStmt(sizeof(SrmLoser) == 16, "loser tree nodes are 16 bytes");
+	while (off != 0)
 	{
-		SrmLoser   *n = &tree[node];
+		SrmLoser   *n = (SrmLoser *) (tree + off);
 		uint64		nkey = n->key;
 		uint64		nidx = n->idx;
-		uint64		mask;
-		uint64		dk;
-		uint64		di;
 
-		/*
-		 * The outcome of a match on random keys is a coin toss, so a branch
-		 * on it mispredicts half the time: the node and the winner swap by
-		 * masks (compilers turn conditional moves back into branches here),
-		 * and only equal keys take a branch, to the exact comparison.
-		 */
-		mask = -(uint64) (nkey < wkey);
-		dk = (nkey ^ wkey) & mask;
-		di = (nidx ^ widx) & mask;
-		if (unlikely(nkey == wkey) && loser_beats(m, (int) nidx, (int) widx))
-			di = nidx ^ widx;
-		n->key = nkey ^ dk;
-		n->idx = nidx ^ di;
-		wkey ^= dk;
-		widx ^= di;
-		node >>= 1;
+		if (likely(nkey != wkey))
+			loser_match(n, nkey, nidx, &wkey, &widx);
+		else if (loser_beats(m, (int) nidx, (int) widx))
+		{
+			/* equal order keys: the exact comparison decides */
+			n->idx = widx;
+			widx = nidx;
+		}
+		off = (off >> 1) & ~(uint64) (sizeof(SrmLoser) - 1);
 	}
-	tree[0].key = wkey;
-	tree[0].idx = widx;
+	/* through the local: the stores above may alias m (no strict aliasing) */
+	((SrmLoser *) tree)->key = wkey;
+	((SrmLoser *) tree)->idx = widx;
 }
 
 /*
@@ -385,23 +420,33 @@ set_value_key(SrmTuple *t, uint64 key, uint64 *okey)
  * take_plain
  *		The final merge's common record: its tuple rebuilt at once, with
  *		its key read from it, into the tuple buffer not holding the tuple
- *		before it (see rebuild); false for any other record.
+ *		before it (see rebuild); returns the record's size, 0 for any
+ *		other record.
  */
-static pg_attribute_always_inline bool
+static pg_attribute_always_inline Size
 take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 {
 	uint64		key;
-	void	   *tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
-										&in->tbuf[in->tnext],
-										m->ts->block_size, &key);
+	/* read before the tuple's stores, which might alias it */
+	Size		reclen = SrmRecPlainSize(in->cur_rec);
+	void	   *tuple;
 
+	/* the common int8 key without the format's tests on every record */
+	if (m->plain_int8)
+		tuple = SrmRecTakePlainInt8(m->ts->fmt, in->cur_rec,
+									&in->tbuf[in->tnext], m->ts->block_size,
+									m->int8_xor, &key);
+	else
+		tuple = SrmRecTakePlain(m->ts->fmt, in->cur_rec,
+								&in->tbuf[in->tnext], m->ts->block_size,
+								&key);
 	if (tuple == NULL)
-		return false;
+		return 0;
 	in->tnext ^= 1;
-	in->cur_reclen = SrmRecPlainSize(in->cur_rec);
+	in->cur_reclen = reclen;
 	t->tuple = tuple;
 	set_value_key(t, key, okey);
-	return true;
+	return reclen;
 }
 
 /*
@@ -436,57 +481,78 @@ head_key(SrmMerge *m, SrmInput *in, int r, SrmTuple *t, uint64 *okey)
 }
 
 /*
+ * next_record
+ *		Input in's next record is at rec (in its leading block).
+ */
+static pg_attribute_always_inline void
+next_record(SrmInput *in, char *rec)
+{
+	in->rec = rec;
+
+	/*
+	 * It is needed when the current one has been output, on average R
+	 * outputs later for R inputs: fetch its lines now.  With tens of
+	 * inputs the hardware's stream prefetcher loses track and the first
+	 * touch of every record missed the caches.
+	 */
+#ifdef __GNUC__
+	__builtin_prefetch(rec + 64);
+	__builtin_prefetch(rec + 128);
+#endif
+}
+
+/*
  * input_head
  *		Take the next record of input r into *t, and its order key into
  *		*okey; false if it has none left.  eager: the caller hands every
  *		tuple out (the final merge), so the common record's tuple is
- *		rebuilt at once (take_plain) rather than when it wins.
+ *		rebuilt at once (take_plain) rather than when it wins.  fresh: the
+ *		input's leading block was just set (SrmMergeBegin).
+ *
+ *		A BIG record is alone in its block, so it can only come first after
+ *		a new leading block; an exhausted input has no records left either.
+ *		Both are tested only when the block's records run out or it is
+ *		fresh, not for every record.
  */
 static pg_attribute_always_inline bool
-input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager)
+input_head(SrmMerge *m, int r, SrmTuple *t, uint64 *okey, bool eager,
+		   bool fresh)
 {
 	SrmInput   *in = &m->inputs[r];
+	char	   *rec;
+	Size		reclen;
 
-	if (in->blockno < 0)
-		return false;
-	if (in->recs_left == 0)
+	if (fresh || unlikely(in->recs_left == 0))
 	{
-		if (!next_block(m, r))
+		if (in->blockno < 0)
 			return false;
+		if (in->recs_left == 0 && !next_block(m, r))
+			return false;
+		if (in->big != NULL && in->rec == in->big)
+		{
+			in->cur_rec = in->big;
+			in->big_in_heap = in->big;
+			m->nbig++;
+			m->attention = true;
+			in->big = NULL;
+			in->rec = NULL;
+			goto keyed;
+		}
 	}
-	if (in->big != NULL && in->rec == in->big)
+	rec = in->rec;
+	in->cur_rec = rec;
+	/* a record taken is in the block: its size in a register, no test */
+	if (eager && m->plain && (reclen = take_plain(m, in, t, okey)) != 0)
 	{
-		in->cur_rec = in->big;
-		in->big_in_heap = in->big;
-		m->nbig++;
-		m->attention = true;
-		in->big = NULL;
-		in->rec = NULL;
+		in->recs_left--;
+		next_record(in, rec + reclen);
+		return true;
 	}
-	else
-	{
-		in->cur_rec = in->rec;
-		if (eager && m->plain && take_plain(m, in, t, okey))
-			goto taken;
-	}
+keyed:
 	head_key(m, in, r, t, okey);
-taken:
 	in->recs_left--;
 	if (in->rec != NULL)
-	{
-		in->rec += in->cur_reclen;
-
-		/*
-		 * The input's next record is needed when this one has been output,
-		 * on average R outputs later for R inputs: fetch its lines now.
-		 * With tens of inputs the hardware's stream prefetcher loses track
-		 * and the first touch of every record missed the caches.
-		 */
-#ifdef __GNUC__
-		__builtin_prefetch(in->rec + 64);
-		__builtin_prefetch(in->rec + 128);
-#endif
-	}
+		next_record(in, in->rec + in->cur_reclen);
 	return true;
 }
 
@@ -525,6 +591,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	m->attention = dsm;
 	m->ties = !m->normalized || SrmKeysNeedTies(keys);
 	m->plain = m->normalized && ts->fmt->heap && SrmRecFast(ts->fmt);
+	m->plain_int8 = m->plain && SrmRecInt8Key(ts->fmt, &m->int8_xor);
 	m->tree = palloc0(Max(nruns, 1) * sizeof(SrmLoser));
 	if (!dsm)
 	{
@@ -608,7 +675,7 @@ SrmMergeBegin(SrmTapeSet *ts, SrmKeys *keys, SrmRun **runs, int nruns,
 	{
 		uint64		okey;
 
-		m->done[r] = !input_head(m, r, &m->cur[r], &okey, false);
+		m->done[r] = !input_head(m, r, &m->cur[r], &okey, false, true);
 		if (!m->done[r])
 			m->nlive++;
 	}
@@ -694,7 +761,7 @@ merge_advance(SrmMerge *m, int r, bool eager)
 {
 	uint64		okey;
 
-	if (unlikely(!input_head(m, r, &m->cur[r], &okey, eager)))
+	if (unlikely(!input_head(m, r, &m->cur[r], &okey, eager, false)))
 	{
 		m->done[r] = true;
 		if (--m->nlive == 0)

@@ -112,6 +112,8 @@ struct SrmMerge
 	SrmLoser   *tree;			/* the loser tree, order keys inline */
 	bool		normalized;		/* keys->norm != SRM_NORM_NONE */
 	bool		plain;			/* records may be SrmRecTakePlain's */
+	bool		plain_int8;		/* ... and the key is one int8 column */
+	uint64		int8_xor;		/* then its SrmRecInt8Key xor */
 	bool		ties;			/* equal normalized keys need the tuples */
 	int			nlive;
 };

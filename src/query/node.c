@@ -46,6 +46,8 @@
 #include "base/settings.h"
 #include "engine/sorter.h"
 #include "engine/sortstats.h"
+#include "merge/merge.h"
+#include "query/mapslot.h"
 #include "query/node.h"
 #include "query/psort.h"
 #include "query/workerstats.h"
@@ -64,9 +66,13 @@ typedef struct SrmSortScanState
 	bool		randomAccess;
 	bool		sorted;
 	bool		streaming;		/* sorted by srmsort, rows go out as they are */
+	bool		mapping;		/* sorted by srmsort, rows go out in mapslot */
+	TupleTableSlot *mapslot;	/* result slot if the output only repeats or
+								 * relabels scan columns (mapslot.c) */
 	bool		delegated;		/* sorted by tuplesort */
 	const char *delegated_why;	/* for EXPLAIN */
 	SrmSorter  *sorter;
+	SrmMerge   *merge;			/* the sorter's final merge, read directly */
 	Tuplesortstate *tuplesort;
 	TupleTableSlot *result;
 	/* facts of the last sort, kept for EXPLAIN ANALYZE */
@@ -78,6 +84,7 @@ static Node *srm_create_state(CustomScan *cscan);
 static void srm_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *srm_exec(CustomScanState *node);
 static TupleTableSlot *srm_next(PlanState *pstate);
+static TupleTableSlot *map_next(SrmSortScanState *state, bool forward);
 static void srm_end(CustomScanState *node);
 static void srm_rescan(CustomScanState *node);
 static void srm_markpos(CustomScanState *node);
@@ -162,6 +169,38 @@ srm_create_state(CustomScan *cscan)
 }
 
 /*
+ * output_map
+ *		When each output column is a scan column, bare or relabelled (a
+ *		table's columns repeated: plan.c, raw_scan_input), which one, for
+ *		a result slot that lends them (mapslot.c) instead of a projection
+ *		that would deform every row.  NULL otherwise.
+ */
+static AttrNumber *
+output_map(SrmSortScanState *state)
+{
+	List	   *tlist = state->css.ss.ps.plan->targetlist;
+	AttrNumber *map = palloc(Max(list_length(tlist), 1) * sizeof(AttrNumber));
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Node	   *expr = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (IsA(expr, RelabelType))
+			expr = (Node *) ((RelabelType *) expr)->arg;
+		if (!IsA(expr, Var) || ((Var *) expr)->varno != INDEX_VAR ||
+			((Var *) expr)->varattno <= 0)
+		{
+			pfree(map);
+			return NULL;
+		}
+		map[n++] = ((Var *) expr)->varattno;
+	}
+	return map;
+}
+
+/*
  * srm_begin
  *		Initialise the child like ExecInitSort does; no sorting yet.
  */
@@ -201,6 +240,20 @@ srm_begin(CustomScanState *node, EState *estate, int eflags)
 		node->ss.ps.resultopsset = true;
 	}
 #endif
+	if (node->ss.ps.ps_ProjInfo != NULL)
+	{
+		AttrNumber *map = output_map(state);
+
+		if (map != NULL)
+		{
+			/* every row goes out in it: tell the parents */
+			state->mapslot = SrmMapSlotMake(estate, ExecGetResultType(&node->ss.ps),
+											state->result, map);
+			node->ss.ps.resultops = SrmMapSlotOps();
+			node->ss.ps.resultopsfixed = true;
+			node->ss.ps.resultopsset = true;
+		}
+	}
 	(void) desc;
 }
 
@@ -212,6 +265,8 @@ static void
 end_sort(SrmSortScanState *state)
 {
 	state->streaming = false;
+	state->merge = NULL;
+	state->mapping = false;
 	if (state->sorter != NULL)
 	{
 		SrmSorterGetStats(state->sorter, &state->stats);
@@ -394,6 +449,9 @@ do_sort(SrmSortScanState *state)
 	/* srm_next's path: the sorter's rows, no projection */
 	state->streaming = !state->delegated &&
 		state->css.ss.ps.ps_ProjInfo == NULL;
+	state->merge = state->streaming ?
+		SrmSorterForwardMerge(state->sorter) : NULL;
+	state->mapping = !state->delegated && state->mapslot != NULL;
 }
 
 /*
@@ -463,6 +521,9 @@ srm_exec(CustomScanState *node)
 	else
 		(void) SrmSorterGetSlot(state->sorter, forward, state->result);
 
+	if (state->mapslot != NULL)
+		return SrmMapSlotStore(state->mapslot, state->result);
+
 	/*
 	 * A Sort's tlist may hold Consts (columns the parent does not use become
 	 * NULL constants), which we keep for EXPLAIN: then the executor has set
@@ -497,7 +558,10 @@ srm_exec(CustomScanState *node)
 /*
  * srm_next
  *		The node's ExecProcNode (see srm_begin): a row of a result the
- *		sorter streams goes straight out; the rest is srm_exec's.
+ *		sorter streams goes straight out; the rest is srm_exec's.  A final
+ *		merge read forward, the common external sort, hands its rows to the
+ *		slot without the sorter's call and checks in between; its end, and
+ *		a backward fetch (an error there), go through the sorter.
  */
 static TupleTableSlot *
 srm_next(PlanState *pstate)
@@ -505,11 +569,38 @@ srm_next(PlanState *pstate)
 	SrmSortScanState *state = (SrmSortScanState *) pstate;
 
 	CHECK_FOR_INTERRUPTS();
+	if (likely(state->merge != NULL) &&
+		likely(ScanDirectionIsForward(pstate->state->es_direction)))
+	{
+		/* valid until the next SrmMergeNext: the slot need not own it */
+		void	   *tuple = SrmMergeNext(state->merge);
+
+		if (likely(tuple != NULL))
+			return ExecStoreMinimalTuple((MinimalTuple) tuple,
+										 state->result, false);
+		state->merge = NULL;
+	}
 	if (likely(state->streaming))
 		return SrmSorterNextSlot(state->sorter,
 								 ScanDirectionIsForward(pstate->state->es_direction),
 								 state->result);
+	if (state->mapping)
+		return map_next(state, ScanDirectionIsForward(pstate->state->es_direction));
 	return srm_exec(&state->css);
+}
+
+/*
+ * map_next
+ *		The next row of a sorter whose tuples hold the scan's columns, in
+ *		the slot that lends them as the output's (output_map).  Not
+ *		inlined: srm_next's streaming path should not save the registers
+ *		this one needs.
+ */
+static pg_noinline TupleTableSlot *
+map_next(SrmSortScanState *state, bool forward)
+{
+	return SrmMapSlotStore(state->mapslot,
+						   SrmSorterNextSlot(state->sorter, forward, state->result));
 }
 
 /*
@@ -529,6 +620,8 @@ srm_end(CustomScanState *node)
 		SrmWorkerStatsClear(node->ss.ps.plan->plan_node_id);
 	if (state->result)
 		ExecClearTuple(state->result);
+	if (state->mapslot)
+		ExecClearTuple(state->mapslot);
 	ExecEndNode(outerPlanState(node));
 }
 
@@ -546,6 +639,9 @@ srm_rescan(CustomScanState *node)
 	if (!state->sorted)
 		return;
 	ExecClearTuple(state->result);
+	/* it lends the values of result's tuple */
+	if (state->mapslot)
+		ExecClearTuple(state->mapslot);
 	if (outer->chgParam != NULL || !state->randomAccess)
 	{
 		end_sort(state);
@@ -676,12 +772,16 @@ sort_key_text(Node *expr, Oid sortop, Oid coll, bool nullsFirst,
 
 /*
  * show_sort_keys
- *		"Sort Key: ..." exactly like a Sort node.
+ *		"Sort Key: ..." exactly like a Sort node.  The keys' positions are
+ *		those of the scan tuple (custom_scan_tlist), which are the output's
+ *		unless the planner let the child return a table's tuples as they
+ *		are (plan.c, raw_scan_input).
  */
 static void
 show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
+	List	   *scan_tlist = ((CustomScan *) plan)->custom_scan_tlist;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
 	bool		useprefix = SrmExplainRelations(es) > 1 || es->verbose;
 	List	   *keys = NIL;
@@ -689,7 +789,7 @@ show_sort_keys(SrmSortScanState *state, List *ancestors, ExplainState *es)
 
 	for (i = 0; i < state->nkeys; i++)
 	{
-		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sortColIdx[i]);
+		TargetEntry *tle = get_tle_by_resno(scan_tlist, state->sortColIdx[i]);
 
 		if (tle == NULL)
 			elog(ERROR, "srmsort: no target entry for sort key %d", i + 1);

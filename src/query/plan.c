@@ -51,6 +51,7 @@
 #include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "base/compat.h"
@@ -197,6 +198,153 @@ limit_bound(Limit *limit)
 }
 
 /*
+ * scan_column
+ *		The table column a Seq Scan's target entry expr returns unchanged:
+ *		a Var of the scanned table, bare or under a RelabelType that keeps
+ *		its type (a COLLATE); NULL for anything else.
+ */
+static Var *
+scan_column(Node *expr, Index scanrelid, int natts)
+{
+	Var		   *v;
+
+	if (IsA(expr, RelabelType))
+	{
+		RelabelType *r = (RelabelType *) expr;
+
+		if (!IsA(r->arg, Var) || r->resulttype != ((Var *) r->arg)->vartype)
+			return NULL;
+		expr = (Node *) r->arg;
+	}
+	if (!IsA(expr, Var))
+		return NULL;
+	v = (Var *) expr;
+	if (v->varno != scanrelid || v->varlevelsup != 0 ||
+		v->varattno <= 0 || v->varattno > natts)
+		return NULL;
+	return v;
+}
+
+/*
+ * raw_scan_input
+ *		Let a Sort's plain Seq Scan return the table's tuples as they are
+ *		when it projects only to repeat, reorder or relabel the table's
+ *		columns (ORDER BY k COLLATE "C" adds k once more, as a resjunk
+ *		column).  Otherwise every row costs the scan a projection into a
+ *		virtual slot and the sort a tuple formed from it; this way the
+ *		sort copies the scan's heap tuple with one memcpy and stores each
+ *		column once.  Taken only when the scan names every column of a
+ *		table without dropped ones, so the stored tuples are no wider.
+ *		The scan gets a physical target list, the SRMSort scans the
+ *		table's columns and its own target list rebuilds the Sort's (a
+ *		projection of each returned row); cols, the sort keys' positions,
+ *		are mapped to the table's columns.  Returns whether it did.
+ */
+static bool
+raw_scan_input(CustomScan *cscan, Sort *sort, List *cols)
+{
+	Plan	   *child = sort->plan.lefttree;
+	Index		scanrelid;
+	RangeTblEntry *rte;
+	Relation	rel;
+	TupleDesc	desc;
+	int			natts;
+	Var		  **byatt;
+	AttrNumber *map;
+	bool		physical;
+	bool		ok = true;
+	ListCell   *lc;
+	int			i;
+
+	if (cur_walk == NULL || !IsA(child, SeqScan))
+		return false;
+	scanrelid = ((Scan *) child)->scanrelid;
+	rte = rt_fetch(scanrelid, cur_walk->stmt->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	/* locked by the planner already */
+	rel = table_open(rte->relid, NoLock);
+	desc = RelationGetDescr(rel);
+	natts = desc->natts;
+	for (i = 0; i < natts && ok; i++)
+		ok = !TupleDescAttr(desc, i)->attisdropped;
+	table_close(rel, NoLock);
+	if (!ok || natts == 0)
+		return false;
+
+	byatt = palloc0((natts + 1) * sizeof(Var *));
+	map = palloc(list_length(child->targetlist) * sizeof(AttrNumber));
+	physical = list_length(child->targetlist) == natts;
+	i = 0;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *v = scan_column((Node *) tle->expr, scanrelid, natts);
+
+		if (v == NULL)
+			return false;
+		if (byatt[v->varattno] == NULL)
+			byatt[v->varattno] = v;
+		map[i++] = v->varattno;
+		if (!IsA(tle->expr, Var) || v->varattno != i)
+			physical = false;
+	}
+	/* nothing to gain, or a column the scan would have left out */
+	if (physical)
+		return false;
+	for (i = 1; i <= natts; i++)
+		if (byatt[i] == NULL)
+			return false;
+
+	/* the SRMSort's columns, from its scan tuple: the table's */
+	foreach(lc, cscan->scan.plan.targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *v = (Var *) tle->expr;
+		Node	   *cexpr;
+		Var		   *col;
+		Var		   *nv;
+
+		if (!IsA(v, Var))
+			continue;			/* a Const */
+		cexpr = (Node *) get_tle_by_resno(child->targetlist, v->varattno)->expr;
+		col = byatt[map[v->varattno - 1]];
+		nv = makeVar(INDEX_VAR, col->varattno, col->vartype, col->vartypmod,
+					 col->varcollid, 0);
+		if (IsA(cexpr, RelabelType))
+		{
+			RelabelType *r = copyObject((RelabelType *) cexpr);
+
+			r->arg = (Expr *) nv;
+			tle->expr = (Expr *) r;
+		}
+		else
+			tle->expr = (Expr *) nv;
+	}
+	foreach(lc, cols)
+		lfirst_int(lc) = map[lfirst_int(lc) - 1];
+
+	/* the scan returns the table's columns, and the SRMSort scans them */
+	child->targetlist = NIL;
+	cscan->custom_scan_tlist = NIL;
+	for (i = 1; i <= natts; i++)
+	{
+		Var		   *v = byatt[i];
+		char	   *name = get_attname(rte->relid, i, false);
+
+		child->targetlist = lappend(child->targetlist,
+									makeTargetEntry((Expr *) copyObject(v), i,
+													name, false));
+		cscan->custom_scan_tlist =
+			lappend(cscan->custom_scan_tlist,
+					makeTargetEntry((Expr *) makeVar(OUTER_VAR, i, v->vartype,
+													 v->vartypmod, v->varcollid, 0),
+									i, name, false));
+	}
+	return true;
+}
+
+/*
  * make_srmsort
  *		The SRMSort custom scan replacing sort.
  */
@@ -281,6 +429,8 @@ make_srmsort(Sort *sort, int mode)
 		colls = lappend_oid(colls, sort->collations[i]);
 		nulls = lappend_int(nulls, sort->nullsFirst[i] ? 1 : 0);
 	}
+	if (mode == SRM_MODE_PLAIN)
+		(void) raw_scan_input(cscan, sort, cols);
 	cscan->custom_private = list_make5(cols, ops, colls, nulls,
 									   makeString(psprintf("%.0f", input_bytes(child))));
 	if (mode != SRM_MODE_PLAIN)

@@ -127,10 +127,7 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	memset(load, 0, sizeof(SrmMemLoad));
 	load->keys = keys;
 	SrmRecFormatInit(&load->fmt, keys);
-	load->int8_key = load->fmt.heap && load->fmt.fast_int &&
-		!load->fmt.fast_pair && load->fmt.key_len == 8;
-	/* SrmIntNorm then SrmNormFold, as one xor */
-	load->int8_xor = SrmNormFold(SrmIntNorm(0), load->fmt.key_desc);
+	load->int8_key = SrmRecInt8Key(&load->fmt, &load->int8_xor);
 	if (keys->kind == SRM_KEYS_INDEX)
 	{
 		int			off = SrmFixedAttsEnd(keys->tupdesc, keys->tupdesc->natts);

@@ -64,6 +64,7 @@ static const UnitSetting settings[] = {
 	{"srmsort.debug_sorter_misuse", PGC_ENUM, &srmsort_debug_sorter_misuse},
 	{"srmsort.debug_participant_mem", PGC_INT, &srmsort_debug_participant_mem},
 	{"srmsort.debug_load_part", PGC_INT, &srmsort_debug_load_part},
+	{"srmsort.debug_load_cap", PGC_INT, &srmsort_debug_load_cap},
 	{"srmsort.debug_gist_split_fail", PGC_INT, &srmsort_debug_gist_split_fail},
 	{"srmsort.debug_scan_barrier", PGC_BOOL, &srmsort_debug_scan_barrier},
 };
