@@ -239,8 +239,8 @@ load_limit(SrmSorter *s, Size used)
  *		merge's deeper tree of runs.  The parts are limited so that the
  *		expected runs stay within SRM_LOAD_PARTS_RUNS, or one per
  *		SRM_LOAD_PARTS_RUN_BUDGET bytes of a larger budget: no extra pass,
- *		and each run's share of the merge's buffers stays large.  Without an estimate of the input, loads stay
- *		whole.
+ *		and each run's share of the merge's buffers stays large.  Without
+ *		an estimate of the input, loads stay whole.
  */
 static int
 load_parts_for(SrmSorter *s)
@@ -491,12 +491,11 @@ dump_run(SrmSorter *s, bool last)
 		}
 	}
 	/* the next run: array and arena share what the rest leaves */
-	other = SrmSorterMemUsed(s) - SrmMemLoadBytes(&s->load);
-	if (other < s->budget || s->load.tuples == NULL)
-		SrmMemLoadFit(&s->load,
-					  Min(other < s->budget ? s->budget - other : 0,
-						  s->load_budget),
-					  avglen);
+	other = SrmSorterMemUsed(s);
+	limit = load_limit(s, other);
+	other -= SrmMemLoadBytes(&s->load);
+	if (other < limit || s->load.tuples == NULL)
+		SrmMemLoadFit(&s->load, other < limit ? limit - other : 0, avglen);
 	/* the arena chunks kept for the next run fit beside its array */
 	other = SrmSorterMemUsed(s);
 	limit = load_limit(s, other);
@@ -528,9 +527,10 @@ check_loading(SrmSorter *s, const char *call)
  *		here.  A larger load only costs: the kernel zeroes each fresh page
  *		on first touch (about 0.5 s a GB on the VMs measured), and once
  *		loads are sorted and written in parts the runs are no longer; the
- *		rest of the budget serves the merge.  Decided once, before the
- *		first run; a wrong estimate at worst writes a sort as runs that
- *		would have fitted.
+ *		rest of the budget serves the merge.  Considered as the first load
+ *		grows past the cap, until it is capped or the first run is due; a
+ *		wrong estimate at worst writes a sort as runs that would have
+ *		fitted.
  */
 static void
 consider_load_cap(SrmSorter *s, Size used)

@@ -237,23 +237,14 @@ extern void SrmTupleBufResize(SrmTupleBuf *buf, Size len, Size block_size,
 static pg_attribute_always_inline bool
 SrmRecShortHeader(const char *rec, Size *hdr, Size *pay)
 {
-	uint8		b = (uint8) rec[0];
+	uint32		paylen;
+	bool		haskey;
 
-	if (b < 0x80)
-	{
-		*hdr = 1;
-		*pay = b >> 1;
-		return !(b & 1);
-	}
-	else if (b < 0xC0)
-	{
-		uint8		b1 = (uint8) rec[1];
-
-		*hdr = 2;
-		*pay = (((uint32) (b & 0x3F) << 8) | b1) >> 1;
-		return !(b1 & 1);
-	}
-	return false;
+	if ((uint8) rec[0] >= 0xC0)
+		return false;
+	*hdr = SrmRecHeader(rec, &paylen, &haskey) - rec;
+	*pay = paylen;
+	return !haskey;
 }
 
 /*
@@ -279,17 +270,6 @@ SrmRecPutShortHeader(char *dst, Size room, Size pay)
 	dst[0] = (char) (0x80 | (v >> 8));
 	dst[1] = (char) (v & 0xFF);
 	return 2;
-}
-
-/* The size of a record SrmRecPlainTuple took: a 1- or 2-byte length word. */
-static inline Size
-SrmRecPlainSize(const char *rec)
-{
-	uint8		b = (uint8) rec[0];
-
-	if (b < 0x80)
-		return 1 + (b >> 1);
-	return 2 + ((((uint32) (b & 0x3F) << 8) | (uint8) rec[1]) >> 1);
 }
 
 /*

@@ -428,7 +428,7 @@ take_plain(SrmMerge *m, SrmInput *in, SrmTuple *t, uint64 *okey)
 {
 	uint64		key;
 	/* read before the tuple's stores, which might alias it */
-	Size		reclen = SrmRecPlainSize(in->cur_rec);
+	Size		reclen = SrmRecSize(in->cur_rec);
 	void	   *tuple;
 
 	/* the common int8 key without the format's tests on every record */
