@@ -462,7 +462,7 @@ dump_run(SrmSorter *s, bool last)
 		int64		n = Min(per, s->load.ntuples - lo);
 		bool		more = lo + n < s->load.ntuples;
 
-		SrmMemLoadSort(&s->load, lo, n);
+		SrmMemLoadSort(&s->load, lo, n, 0);
 		if (!load_continues_run(s, lo))
 		{
 			end_run(s);
@@ -543,8 +543,9 @@ consider_load_cap(SrmSorter *s, Size used)
 		s->budget < 2 * cap || used < cap ||
 		s->load.ntuples == 0 || s->input_bytes == 0)
 		return;
-	/* the input expected, in the memory its load takes so far */
-	expect = expected_bytes(s) * ((double) used / s->input_bytes);
+	/* the input expected, in the memory its tuples take so far */
+	expect = expected_bytes(s) *
+		((double) (used - SrmMemLoadScratchBytes(&s->load)) / s->input_bytes);
 	if (expect >= SRM_LOAD_CAP_FACTOR * s->budget)
 		s->load_budget = SrmMemLoadBytes(&s->load);
 }
@@ -806,8 +807,13 @@ SrmSorterPerform(SrmSorter *s)
 	switch (s->state)
 	{
 		case SS_INITIAL:
-			SrmSorterNoteMem(s, 0);
-			SrmMemLoadSort(&s->load, 0, s->load.ntuples);
+			{
+				Size		used = SrmSorterMemUsed(s);
+
+				SrmSorterNoteMem(s, SrmMemLoadSort(&s->load, 0, s->load.ntuples,
+												   used < s->budget ?
+												   s->budget - used : 0));
+			}
 			s->state = SS_SORTEDINMEM;
 			break;
 		case SS_BUILDRUNS:

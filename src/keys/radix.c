@@ -3,8 +3,10 @@
  * radix.c
  *	  Sorting tuples on their normalized first keys alone.
  *
- * An in-place MSD radix sort (American flag sort) on (NULL rank, 64-bit
- * normalized key), insertion sort for small buckets, no comparator.  Where
+ * An MSD radix sort on (NULL rank, 64-bit normalized key), insertion sort
+ * for small buckets, no comparator.  Digits are sorted in place (American
+ * flag sort) while a bucket is larger than the scratch space the caller
+ * gives, and out of place, twice as fast, once it fits.  Where
  * the normalized key does not decide the order by itself, each group of
  * equal keys is then sorted with the full comparison (SrmRadixFixTies).
  *
@@ -75,12 +77,115 @@ digit_bits(int64 n)
 }
 
 /*
- * radix_sort
- *		Sort tuples whose datum1 agree on the bits from hibit up, on the bits
- *		below hibit, a digit at a time.
+ * count_digits
+ *		The digit of the bits below hibit to sort n tuples on, and how many
+ *		tuples take each of its values.  A digit all tuples share is skipped
+ *		without moving anything.  False when no bits are left: all keys are
+ *		equal.
+ */
+static bool
+count_digits(const SrmTuple *a, int64 n, int hibit, int64 *count,
+			 int *shift_out, uint64 *mask_out)
+{
+	int			shift;
+	uint64		mask;
+	int64		i;
+
+	for (;;)
+	{
+		if (hibit <= 0)
+			return false;
+		shift = Max(hibit - digit_bits(n), 0);
+		mask = ((uint64) 1 << (hibit - shift)) - 1;
+		memset(count, 0, sizeof(int64) * (mask + 1));
+		for (i = 0; i < n; i++)
+			count[((uint64) a[i].datum1 >> shift) & mask]++;
+		if (count[((uint64) a[0].datum1 >> shift) & mask] != n)
+			break;
+		hibit = shift;
+	}
+	*shift_out = shift;
+	*mask_out = mask;
+	return true;
+}
+
+/*
+ * sort_apart
+ *		Sort the n tuples of x (whose datum1 agree from hibit up) with y, as
+ *		large, for scratch: the result ends in x if in_x, else in y.  Each
+ *		digit is a scatter from one array into the other, a store per tuple
+ *		without the in-place permutation's chain of dependent loads and
+ *		mispredicted branches: about twice as fast.
  */
 static void
-radix_sort(SrmTuple *a, int64 n, int hibit)
+sort_apart(SrmTuple *x, SrmTuple *y, int64 n, int hibit, bool in_x)
+{
+	int64		count[1 << SRM_RADIX_MAX_BITS];
+	int			shift;
+	uint64		mask;
+	int64		i,
+				pos;
+	int			b;
+	int			nb;
+	bool		small = false;
+	SrmTuple   *res = in_x ? x : y;
+
+	CHECK_FOR_INTERRUPTS();
+	if (n < SRM_RADIX_MIN || !count_digits(x, n, hibit, count, &shift, &mask))
+	{
+		if (!in_x)
+			memcpy(y, x, n * sizeof(SrmTuple));
+		insertion_sort(res, n);
+		return;
+	}
+	nb = (int) mask + 1;
+	/* count[] becomes each bucket's start, then (scattered) its end */
+	for (b = 0, pos = 0; b < nb; b++)
+	{
+		int64		c = count[b];
+
+		count[b] = pos;
+		pos += c;
+	}
+	for (i = 0; i < n; i++)
+		y[count[((uint64) x[i].datum1 >> shift) & mask]++] = x[i];
+
+	/*
+	 * The buckets are in y now.  Large ones are sorted on the next digit,
+	 * into whichever array holds the result; small ones go to it as they
+	 * are (each stretch of them in one copy), for one insertion sort over
+	 * the whole range (as radix_sort).
+	 */
+	pos = 0;					/* where the small buckets not copied begin */
+	for (b = 0, i = 0; b < nb; b++)
+	{
+		int64		m = count[b] - i;
+
+		if (m >= SRM_RADIX_MIN)
+		{
+			if (in_x && i > pos)
+				memcpy(x + pos, y + pos, (i - pos) * sizeof(SrmTuple));
+			sort_apart(y + i, x + i, m, shift, !in_x);
+			pos = count[b];
+		}
+		else
+			small |= m > 1;
+		i = count[b];
+	}
+	if (in_x && n > pos)
+		memcpy(x + pos, y + pos, (n - pos) * sizeof(SrmTuple));
+	if (small)
+		insertion_sort(res, n);
+}
+
+/*
+ * radix_sort
+ *		Sort tuples whose datum1 agree on the bits from hibit up, on the bits
+ *		below hibit, a digit at a time: in place while there are more than
+ *		nscratch, then out of place with scratch.
+ */
+static void
+radix_sort(SrmTuple *a, int64 n, int hibit, SrmTuple *scratch, int64 nscratch)
 {
 	/*
 	 * 32kB of stack per level; a level takes 8 bits, or at least 6 below
@@ -96,27 +201,19 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 	bool		small = false;
 
 	CHECK_FOR_INTERRUPTS();
-	for (;;)
+	if (n < SRM_RADIX_MIN)
 	{
-		if (n < SRM_RADIX_MIN)
-		{
-			insertion_sort(a, n);
-			return;
-		}
-		if (hibit <= 0)
-			return;				/* all keys equal */
-		shift = Max(hibit - digit_bits(n), 0);
-		mask = ((uint64) 1 << (hibit - shift)) - 1;
-		nb = (int) mask + 1;
-		memset(count, 0, sizeof(int64) * nb);
-		for (i = 0; i < n; i++)
-			count[((uint64) a[i].datum1 >> shift) & mask]++;
-		/* one bucket only: go on to the next digit without moving anything */
-		b = ((uint64) a[0].datum1 >> shift) & mask;
-		if (count[b] != n)
-			break;
-		hibit = shift;
+		insertion_sort(a, n);
+		return;
 	}
+	if (n <= nscratch)
+	{
+		sort_apart(a, scratch, n, hibit, true);
+		return;
+	}
+	if (!count_digits(a, n, hibit, count, &shift, &mask))
+		return;					/* all keys equal */
+	nb = (int) mask + 1;
 
 	next[0] = 0;
 	for (b = 1; b < nb; b++)
@@ -165,7 +262,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
 	for (b = 0, i = 0; b < nb; b++)
 	{
 		if (next[b] - i >= SRM_RADIX_MIN)
-			radix_sort(a + i, next[b] - i, shift);
+			radix_sort(a + i, next[b] - i, shift, scratch, nscratch);
 		else if (next[b] - i > 1)
 			small = true;
 		i = next[b];
@@ -179,7 +276,7 @@ radix_sort(SrmTuple *a, int64 n, int hibit)
  *		Radix sort a[0..n), NULLs of the first key, if their keys differ.
  */
 static void
-sort_nulls(SrmTuple *a, int64 n)
+sort_nulls(SrmTuple *a, int64 n, SrmTuple *scratch, int64 nscratch)
 {
 	uint64		any = 0,
 				all = ~UINT64CONST(0);
@@ -191,7 +288,8 @@ sort_nulls(SrmTuple *a, int64 n)
 		all &= (uint64) a[i].datum1;
 	}
 	if (n > 1 && (any ^ all) != 0)
-		radix_sort(a, n, pg_leftmost_one_pos64(any ^ all) + 1);
+		radix_sort(a, n, pg_leftmost_one_pos64(any ^ all) + 1, scratch,
+				   nscratch);
 }
 
 /*
@@ -203,7 +301,7 @@ sort_nulls(SrmTuple *a, int64 n)
  *		do), true otherwise.
  */
 bool
-SrmRadixSort(SrmTuple *a, int64 n)
+SrmRadixSort(SrmTuple *a, int64 n, SrmTuple *scratch, int64 nscratch)
 {
 	int64		lo = 0,
 				hi = n;
@@ -260,10 +358,11 @@ SrmRadixSort(SrmTuple *a, int64 n)
 	}
 	/* start below the bits all keys share (small ranges skip passes) */
 	if (hi - lo > 1 && (any ^ all) != 0)
-		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1);
+		radix_sort(a + lo, hi - lo, pg_leftmost_one_pos64(any ^ all) + 1,
+				   scratch, nscratch);
 	/* NULLs' keys are 0 but where a second key shares them (pair_key) */
-	sort_nulls(a, lo);
-	sort_nulls(a + hi, n - hi);
+	sort_nulls(a, lo, scratch, nscratch);
+	sort_nulls(a + hi, n - hi, scratch, nscratch);
 	return true;
 }
 

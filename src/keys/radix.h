@@ -22,8 +22,11 @@
 /*
  * Sort a[0..n) by (nrank, datum1); checks for interrupts.  False when a[]
  * was strictly ascending already: no equal keys for SrmRadixFixTies.
+ * scratch[0..nscratch) is room the sort may overwrite: buckets that fit in
+ * it are sorted out of place (nscratch >= n: the whole sort).
  */
-extern bool SrmRadixSort(SrmTuple *a, int64 n);
+extern bool SrmRadixSort(SrmTuple *a, int64 n, SrmTuple *scratch,
+						 int64 nscratch);
 
 /* Order the groups of equal (nrank, datum1) of a sorted a[0..n). */
 extern void SrmRadixFixTies(SrmTuple *a, int64 n, SrmKeys *keys);

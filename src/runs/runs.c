@@ -114,6 +114,22 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 #include "lib/sort_template.h"
 
 #define SRM_INITIAL_TUPLES	1024
+
+/*
+ * The radix sort's scratch kept past the array's slots: a 16th of the
+ * budget, at most 8MB (a load part's array, SRM_LOAD_PART, takes less), none
+ * when that is under 1024 slots.
+ */
+#define SRM_SCRATCH_SHARE	16
+#define SRM_SCRATCH_MAX		((Size) 8 * 1024 * 1024)
+#define SRM_SCRATCH_MIN		1024
+
+/* The scratch slots beside an array of max slots. */
+static inline int64
+reserve_for(SrmMemLoad *load, int64 max)
+{
+	return Min(load->reserve_max, max);
+}
 #define SRM_HUGE_PAGE		((Size) 2 * 1024 * 1024)	/* x86-64, arm64 */
 
 /*
@@ -168,9 +184,17 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	else
 		load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	load->chunk_cap = 0;
+	if (keys->norm != SRM_NORM_NONE)
+	{
+		load->reserve_max = Min(budget / SRM_SCRATCH_SHARE, SRM_SCRATCH_MAX) /
+			sizeof(SrmTuple);
+		if (load->reserve_max < SRM_SCRATCH_MIN)
+			load->reserve_max = 0;
+	}
 	load->maxtuples = SRM_INITIAL_TUPLES;
+	load->reserve = reserve_for(load, load->maxtuples);
 	load->array_cxt = CurrentMemoryContext;
-	load->tuples = palloc(load->maxtuples * sizeof(SrmTuple));
+	load->tuples = palloc((load->maxtuples + load->reserve) * sizeof(SrmTuple));
 }
 
 /*
@@ -274,8 +298,10 @@ SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room)
 bool
 SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 {
-	Size		extra = load->maxtuples * sizeof(SrmTuple);
 	int64		newmax = load->maxtuples * 2;
+	int64		newres = reserve_for(load, newmax);
+	Size		extra = (newmax + newres - load->maxtuples - load->reserve) *
+		sizeof(SrmTuple);
 
 	if (used + extra > budget)
 	{
@@ -283,25 +309,31 @@ SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used)
 		 * Doubling does not fit: a last step to as many slots as the rest
 		 * of the budget holds at the average tuple size so far.  Without
 		 * it a run fills the budget only as far as a power of two of slots
-		 * happens to: down to half the budget, twice the runs.
+		 * happens to: down to half the budget, twice the runs.  While the
+		 * scratch grows with the array, a slot costs two.
 		 */
 		Size		arena_used = load->arena_bytes - load->arena_left;
 		double		per;
 
 		if (load->ntuples == 0 || used >= budget)
 			return false;
-		per = sizeof(SrmTuple) + (double) arena_used / load->ntuples;
+		per = (load->reserve < load->reserve_max ? 2 : 1) * sizeof(SrmTuple) +
+			(double) arena_used / load->ntuples;
 		newmax = load->maxtuples + (int64) ((budget - used) / per);
 		if (newmax - load->maxtuples < load->maxtuples / 32 + 16)
 			return false;
+		newres = reserve_for(load, newmax);
 	}
-	if (newmax * sizeof(SrmTuple) > MaxAllocHugeSize)
+	if ((newmax + newres) * sizeof(SrmTuple) > MaxAllocHugeSize)
 		return false;
-	load->tuples = repalloc_huge(load->tuples, newmax * sizeof(SrmTuple));
+	load->tuples = repalloc_huge(load->tuples,
+								 (newmax + newres) * sizeof(SrmTuple));
 	/* the new part is fresh memory: fault it in off this CPU (aio.c) */
-	SrmIoPrefault(load->tuples + load->maxtuples,
-				  (newmax - load->maxtuples) * sizeof(SrmTuple));
+	SrmIoPrefault(load->tuples + load->maxtuples + load->reserve,
+				  (newmax + newres - load->maxtuples - load->reserve) *
+				  sizeof(SrmTuple));
 	load->maxtuples = newmax;
+	load->reserve = newres;
 	return true;
 }
 
@@ -320,10 +352,13 @@ SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t)
  * SrmMemLoadSort
  *		Sort the n tuples of the load from tuple lo on, in memory: on
  *		normalized keys a radix sort, then the groups of equal keys with the
- *		full comparison; otherwise quicksort.
+ *		full comparison; otherwise quicksort.  The radix sort's scratch is
+ *		the array's free slots; if they hold fewer than n and room (bytes
+ *		of budget free) allows, n slots for the moment, which makes the
+ *		whole sort out of place.  Returns the bytes so taken.
  */
-void
-SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n)
+Size
+SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room)
 {
 	SrmKeys    *keys = load->keys;
 	SortSupport ssup = keys->sortKeys;
@@ -331,12 +366,25 @@ SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n)
 
 	Assert(lo >= 0 && lo + n <= load->ntuples);
 	if (n <= 0)
-		return;
+		return 0;
 	if (keys->norm != SRM_NORM_NONE)
 	{
-		if (SrmRadixSort(a, n) && SrmKeysNeedTies(keys))
+		/* the slots past the load's tuples are free */
+		SrmTuple   *scratch = load->tuples + load->ntuples;
+		int64		nscratch = load->maxtuples + load->reserve - load->ntuples;
+		Size		taken = 0;
+
+		if (nscratch < n && room >= n * sizeof(SrmTuple))
+		{
+			taken = n * sizeof(SrmTuple);
+			scratch = MemoryContextAllocHuge(load->array_cxt, taken);
+			nscratch = n;
+		}
+		if (SrmRadixSort(a, n, scratch, nscratch) && SrmKeysNeedTies(keys))
 			SrmRadixFixTies(a, n, keys);
-		return;
+		if (taken > 0)
+			pfree(scratch);
+		return taken;
 	}
 
 #if SIZEOF_DATUM >= 8
@@ -350,6 +398,7 @@ SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n)
 		srm_qsort_int32(a, n, keys);
 	else
 		srm_qsort_tuples(a, n, keys);
+	return 0;
 }
 
 /*
@@ -450,23 +499,37 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 
 	Assert(load->ntuples == 0);
 	target = (int64) (room / (sizeof(SrmTuple) + avglen));
+	/* the scratch's share of room, itself no larger than the array */
+	if (load->reserve_max > 0)
+	{
+		int64		res = reserve_for(load, target);
+		Size		rbytes = res * sizeof(SrmTuple);
+
+		target = (int64) ((room > rbytes ? room - rbytes : 0) /
+						  (sizeof(SrmTuple) + avglen));
+	}
 	target = Max(target, SRM_INITIAL_TUPLES);
-	if ((Size) target * sizeof(SrmTuple) > MaxAllocHugeSize)
-		target = MaxAllocHugeSize / sizeof(SrmTuple);
+	if ((Size) (target + reserve_for(load, target)) * sizeof(SrmTuple) >
+		MaxAllocHugeSize)
+		target = MaxAllocHugeSize / sizeof(SrmTuple) - load->reserve_max;
 	if (load->tuples == NULL)
 	{
 		/* released (SrmMemLoadRelease): a new array where the old one was */
-		load->tuples = MemoryContextAllocHuge(load->array_cxt,
-											  target * sizeof(SrmTuple));
 		load->maxtuples = target;
+		load->reserve = reserve_for(load, target);
+		load->tuples = MemoryContextAllocHuge(load->array_cxt,
+											  (target + load->reserve) *
+											  sizeof(SrmTuple));
 	}
 	else if (target <= load->maxtuples - load->maxtuples / 32 ||
 			 target >= load->maxtuples + load->maxtuples / 32)
 	{
 		cxt = GetMemoryChunkContext(load->tuples);
 		pfree(load->tuples);
-		load->tuples = MemoryContextAllocHuge(cxt, target * sizeof(SrmTuple));
 		load->maxtuples = target;
+		load->reserve = reserve_for(load, target);
+		load->tuples = MemoryContextAllocHuge(cxt, (target + load->reserve) *
+											  sizeof(SrmTuple));
 	}
 }
 
@@ -485,6 +548,7 @@ SrmMemLoadRelease(SrmMemLoad *load)
 	pfree(load->tuples);
 	load->tuples = NULL;
 	load->maxtuples = 0;
+	load->reserve = 0;
 }
 
 /* ---------- btree index tuples formed in place ---------- */

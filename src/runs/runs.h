@@ -37,6 +37,8 @@ typedef struct SrmMemLoad
 	MemoryContext array_cxt;	/* where tuples is allocated */
 	int64		ntuples;
 	int64		maxtuples;
+	int64		reserve;		/* slots past maxtuples: radix sort scratch */
+	int64		reserve_max;	/* ... the most it takes (0: no radix sort) */
 	char	   *arena_pos;
 	Size		arena_left;
 	Size		arena_bytes;	/* bytes of arena chunks this run uses */
@@ -72,7 +74,7 @@ extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
 extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
 extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
-extern void SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n);
+extern Size SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, int64 lo, int64 n,
 							   SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
@@ -280,11 +282,19 @@ extern void SrmIndexTupleFill(SrmMemLoad *load, const Datum *values,
 							  const bool *isnull, Size size, Size data_size,
 							  char *dst);
 
+/* Bytes of the radix sort's scratch past the array's slots. */
+static inline Size
+SrmMemLoadScratchBytes(SrmMemLoad *load)
+{
+	return load->reserve * sizeof(SrmTuple);
+}
+
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size
 SrmMemLoadBytes(SrmMemLoad *load)
 {
-	return load->arena_bytes + load->maxtuples * sizeof(SrmTuple);
+	return load->arena_bytes +
+		(load->maxtuples + load->reserve) * sizeof(SrmTuple);
 }
 
 #endif							/* SRM_RUNS_H */

@@ -6,7 +6,9 @@
  * The radix sort against qsort with the same comparator: random,
  * all-equal, sorted, reverse, few distinct, narrow-range keys, NULL ranks,
  * at sizes 0, 1, 2 and around its insertion-sort, wide-digit and prefetch
- * thresholds; then the ties, fixed with the full comparison, against qsort
+ * thresholds, each with no scratch, some and enough for all (in place, in
+ * place until buckets fit, out of place); then the ties, fixed with the
+ * full comparison, against qsort
  * of SrmCompareNorm.  Those sizes and distributions are where a radix sort
  * goes wrong, and a sort's result alone would seldom show it.  Also the
  * numeric keys' order on neighbouring values (unit_numeric_keys).
@@ -156,13 +158,16 @@ dist_key(int dist, int64 i, int64 n, pg_prng_state *rng, uint8 *nrank)
 /*
  * radix_vs_qsort
  *		SrmRadixSort against qsort on (nrank, datum1): the same sequence of
- *		keys, and a permutation of the input.
+ *		keys, and a permutation of the input.  nscratch slots of scratch,
+ *		filled with garbage: none (all in place), part (in place until the
+ *		buckets fit), or n (all out of place).
  */
 static void
-radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
+radix_vs_qsort(int dist, int64 n, int64 nscratch, pg_prng_state *rng)
 {
 	SrmTuple   *a = palloc(sizeof(SrmTuple) * Max(n, 1));
 	SrmTuple   *b = palloc(sizeof(SrmTuple) * Max(n, 1));
+	SrmTuple   *scratch = palloc(sizeof(SrmTuple) * Max(nscratch, 1));
 	bool	   *seen = palloc0(sizeof(bool) * Max(n, 1));
 	int64		i,
 				bad = -1,
@@ -177,7 +182,8 @@ radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
 		a[i].datum1 = (Datum) dist_key(dist, i, n, rng, &a[i].nrank);
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
-	ties = SrmRadixSort(a, n);
+	memset(scratch, 0xA5, sizeof(SrmTuple) * Max(nscratch, 1));
+	ties = SrmRadixSort(a, n, scratch, nscratch);
 	for (i = 1; i < n && cmp_rank_key(&b[i - 1], &b[i]) < 0; i++)
 		;
 	strict = i >= n;
@@ -196,17 +202,18 @@ radix_vs_qsort(int dist, int64 n, pg_prng_state *rng)
 		else
 			seen[id - 1] = true;
 	}
-	CHECK(bad < 0, "radix %s n=%lld: position %lld holds %d/%016llx, qsort %d/%016llx",
-		  dist_names[dist], (long long) n, (long long) bad,
+	CHECK(bad < 0, "radix %s n=%lld scratch=%lld: position %lld holds %d/%016llx, qsort %d/%016llx",
+		  dist_names[dist], (long long) n, (long long) nscratch, (long long) bad,
 		  bad < 0 ? 0 : a[bad].nrank, bad < 0 ? 0ULL : (unsigned long long) a[bad].datum1,
 		  bad < 0 ? 0 : b[bad].nrank, bad < 0 ? 0ULL : (unsigned long long) b[bad].datum1);
-	CHECK(dup < 0, "radix %s n=%lld: not a permutation at %lld", dist_names[dist],
-		  (long long) n, (long long) dup);
+	CHECK(dup < 0, "radix %s n=%lld scratch=%lld: not a permutation at %lld",
+		  dist_names[dist], (long long) n, (long long) nscratch, (long long) dup);
 	/* the tie fix is skipped only for input strictly ascending already */
 	CHECK(ties != strict, "radix %s n=%lld: returned %d for input %sstrictly ascending",
 		  dist_names[dist], (long long) n, ties, strict ? "" : "not ");
 	pfree(a);
 	pfree(b);
+	pfree(scratch);
 	pfree(seen);
 }
 
@@ -222,6 +229,9 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 {
 	SrmTuple   *a = palloc0(sizeof(SrmTuple) * Max(n, 1));
 	SrmTuple   *b = palloc0(sizeof(SrmTuple) * Max(n, 1));
+	/* sizes alternate between all in place, in part and all out of place */
+	int64		nscratch = (n % 3 == 0) ? 0 : (n % 3 == 1) ? n / 4 : n;
+	SrmTuple   *scratch = palloc(sizeof(SrmTuple) * Max(nscratch, 1));
 	Datum		v[2];
 	bool		isnull[2];
 	int64		i,
@@ -236,7 +246,7 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 	}
 	memcpy(b, a, sizeof(SrmTuple) * n);
 	/* as SrmMemLoadSort: no tie fix after strictly ascending input */
-	if (SrmRadixSort(a, n) && SrmKeysNeedTies(keys))
+	if (SrmRadixSort(a, n, scratch, nscratch) && SrmKeysNeedTies(keys))
 		SrmRadixFixTies(a, n, keys);
 	qsort_arg(b, n, sizeof(SrmTuple), cmp_norm, keys);
 	for (i = 0; i < n; i++)
@@ -255,6 +265,7 @@ radix_ties(const char *name, SrmKeys *keys, TupleDesc desc, int64 n,
 		pfree(a[i].tuple);
 	pfree(a);
 	pfree(b);
+	pfree(scratch);
 }
 
 /* (int8 a, int8 b): a from a few values, b anything, some NULLs */
@@ -518,9 +529,14 @@ unit_radix(void)
 	pg_prng_seed(&rng, 37);
 	for (d = 0; d < NDISTS; d++)
 		for (s = 0; s < lengthof(sizes); s++)
-			radix_vs_qsort(d, sizes[s], &rng);
-	radix_vs_qsort(0, 1000000, &rng);
-	radix_vs_qsort(8, 1000000, &rng);
+		{
+			radix_vs_qsort(d, sizes[s], 0, &rng);
+			radix_vs_qsort(d, sizes[s], sizes[s] / 5, &rng);
+			radix_vs_qsort(d, sizes[s], sizes[s], &rng);
+		}
+	radix_vs_qsort(0, 1000000, 0, &rng);
+	radix_vs_qsort(0, 1000000, 50000, &rng);
+	radix_vs_qsort(8, 1000000, 1000000, &rng);
 
 	for (order = 0; order < 2; order++)
 	{
