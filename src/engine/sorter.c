@@ -462,7 +462,7 @@ dump_run(SrmSorter *s, bool last)
 		int64		n = Min(per, s->load.ntuples - lo);
 		bool		more = lo + n < s->load.ntuples;
 
-		SrmMemLoadSort(&s->load, lo, n, 0);
+		SrmMemLoadSort(&s->load, lo, n);
 		if (!load_continues_run(s, lo))
 		{
 			end_run(s);
@@ -807,13 +807,8 @@ SrmSorterPerform(SrmSorter *s)
 	switch (s->state)
 	{
 		case SS_INITIAL:
-			{
-				Size		used = SrmSorterMemUsed(s);
-
-				SrmSorterNoteMem(s, SrmMemLoadSort(&s->load, 0, s->load.ntuples,
-												   used < s->budget ?
-												   s->budget - used : 0));
-			}
+			SrmSorterNoteMem(s, 0);
+			SrmMemLoadSort(&s->load, 0, s->load.ntuples);
 			s->state = SS_SORTEDINMEM;
 			break;
 		case SS_BUILDRUNS:

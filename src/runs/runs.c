@@ -353,12 +353,12 @@ SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t)
  *		Sort the n tuples of the load from tuple lo on, in memory: on
  *		normalized keys a radix sort, then the groups of equal keys with the
  *		full comparison; otherwise quicksort.  The radix sort's scratch is
- *		the array's free slots; if they hold fewer than n and room (bytes
- *		of budget free) allows, n slots for the moment, which makes the
- *		whole sort out of place.  Returns the bytes so taken.
+ *		the array's free slots, never fresh memory: a large scratch
+ *		allocated for the sort costs more in page faults (the kernel
+ *		zeroing it) than sorting out of place saves.
  */
-Size
-SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room)
+void
+SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n)
 {
 	SrmKeys    *keys = load->keys;
 	SortSupport ssup = keys->sortKeys;
@@ -366,25 +366,15 @@ SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room)
 
 	Assert(lo >= 0 && lo + n <= load->ntuples);
 	if (n <= 0)
-		return 0;
+		return;
 	if (keys->norm != SRM_NORM_NONE)
 	{
 		/* the slots past the load's tuples are free */
-		SrmTuple   *scratch = load->tuples + load->ntuples;
-		int64		nscratch = load->maxtuples + load->reserve - load->ntuples;
-		Size		taken = 0;
-
-		if (nscratch < n && room >= n * sizeof(SrmTuple))
-		{
-			taken = n * sizeof(SrmTuple);
-			scratch = MemoryContextAllocHuge(load->array_cxt, taken);
-			nscratch = n;
-		}
-		if (SrmRadixSort(a, n, scratch, nscratch) && SrmKeysNeedTies(keys))
+		if (SrmRadixSort(a, n, load->tuples + load->ntuples,
+						 load->maxtuples + load->reserve - load->ntuples) &&
+			SrmKeysNeedTies(keys))
 			SrmRadixFixTies(a, n, keys);
-		if (taken > 0)
-			pfree(scratch);
-		return taken;
+		return;
 	}
 
 #if SIZEOF_DATUM >= 8
@@ -398,7 +388,6 @@ SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room)
 		srm_qsort_int32(a, n, keys);
 	else
 		srm_qsort_tuples(a, n, keys);
-	return 0;
 }
 
 /*

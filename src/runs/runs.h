@@ -74,7 +74,7 @@ extern void SrmMemLoadNewChunk(SrmMemLoad *load, Size space);
 extern bool SrmMemLoadChunkFits(SrmMemLoad *load, Size space, Size room);
 extern bool SrmMemLoadGrow(SrmMemLoad *load, Size budget, Size used);
 extern void SrmMemLoadAddSlow(SrmMemLoad *load, SrmTuple *t);
-extern Size SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n, Size room);
+extern void SrmMemLoadSort(SrmMemLoad *load, int64 lo, int64 n);
 extern void SrmMemLoadWriteRun(SrmMemLoad *load, int64 lo, int64 n,
 							   SrmRunWriter *w);
 extern void SrmMemLoadReset(SrmMemLoad *load);
