@@ -399,7 +399,6 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	Size		pay;
 	Size		total;
 	bool		storekey;
-	uint32		v;
 
 	/* the common case without a look at the key: an integer, no NULLs */
 	storekey = !SrmRecHeapPlain(fmt, mt) && needs_key(fmt, tuple);
@@ -418,20 +417,7 @@ SrmRecEncode(SrmRecFormat *fmt, char *dst, Size room, const void *tuple,
 	if (total > room)
 		return total;
 
-	v = (uint32) (pay << 1) | (storekey ? 1 : 0);
-	if (v < 0x80)
-		*dst++ = (char) v;
-	else if (v < 0x4000)
-	{
-		*dst++ = (char) (0x80 | (v >> 8));
-		*dst++ = (char) (v & 0xFF);
-	}
-	else
-	{
-		*dst++ = (char) 0xC0;
-		memcpy(dst, &v, sizeof(v));
-		dst += sizeof(v);
-	}
+	dst += SrmRecPutHeader(dst, (uint32) (pay << 1) | (storekey ? 1 : 0));
 	if (storekey)
 	{
 		memcpy(dst, &key, sizeof(key));

@@ -248,6 +248,31 @@ SrmRecShortHeader(const char *rec, Size *hdr, Size *pay)
 }
 
 /*
+ * SrmRecPutHeader
+ *		Write the length word of value v (the payload's bytes shifted left
+ *		once, the low bit set for a stored key) at dst; returns its size,
+ *		SrmRecHeaderSize's.
+ */
+static pg_attribute_always_inline Size
+SrmRecPutHeader(char *dst, uint32 v)
+{
+	if (v < 0x80)
+	{
+		dst[0] = (char) v;
+		return 1;
+	}
+	if (v < 0x4000)
+	{
+		dst[0] = (char) (0x80 | (v >> 8));
+		dst[1] = (char) (v & 0xFF);
+		return 2;
+	}
+	dst[0] = (char) 0xC0;
+	memcpy(dst + 1, &v, sizeof(v));
+	return 1 + sizeof(v);
+}
+
+/*
  * SrmRecPutShortHeader
  *		Write the length word of a record of pay bytes without a stored key
  *		at dst if the record (word and payload) fits in room; its size, or
@@ -258,18 +283,9 @@ SrmRecPutShortHeader(char *dst, Size room, Size pay)
 {
 	Size		v = pay << 1;
 
-	if (v < 0x80)
-	{
-		if (pay + 1 > room)
-			return 0;
-		dst[0] = (char) v;
-		return 1;
-	}
-	if (v >= 0x4000 || pay + 2 > room)
+	if (v >= 0x4000 || pay + (v < 0x80 ? 1 : 2) > room)
 		return 0;
-	dst[0] = (char) (0x80 | (v >> 8));
-	dst[1] = (char) (v & 0xFF);
-	return 2;
+	return SrmRecPutHeader(dst, (uint32) v);
 }
 
 /*
