@@ -116,9 +116,11 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 #define SRM_INITIAL_TUPLES	1024
 
 /*
- * The radix sort's scratch kept past the array's slots: a 16th of the
- * budget, at most 8MB (a load part's array, SRM_LOAD_PART, takes less), none
- * when that is under 1024 slots.
+ * The radix sort's scratch kept past the array's slots once a sort writes
+ * runs (SrmMemLoadFit): a 16th of the room for its loads, at most 8MB (a
+ * load part's array, SRM_LOAD_PART, takes less), none when that is under
+ * 1024 slots.  The first load keeps none: a sort that fits in memory must
+ * not spill for scratch it could do without.
  */
 #define SRM_SCRATCH_SHARE	16
 #define SRM_SCRATCH_MAX		((Size) 8 * 1024 * 1024)
@@ -184,13 +186,6 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	else
 		load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	load->chunk_cap = 0;
-	if (keys->norm != SRM_NORM_NONE)
-	{
-		load->reserve_max = Min(budget / SRM_SCRATCH_SHARE, SRM_SCRATCH_MAX) /
-			sizeof(SrmTuple);
-		if (load->reserve_max < SRM_SCRATCH_MIN)
-			load->reserve_max = 0;
-	}
 	load->maxtuples = SRM_INITIAL_TUPLES;
 	load->reserve = reserve_for(load, load->maxtuples);
 	load->array_cxt = CurrentMemoryContext;
@@ -487,6 +482,13 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 	int64		target;
 
 	Assert(load->ntuples == 0);
+	if (load->keys->norm != SRM_NORM_NONE)
+	{
+		load->reserve_max = Min(room / SRM_SCRATCH_SHARE, SRM_SCRATCH_MAX) /
+			sizeof(SrmTuple);
+		if (load->reserve_max < SRM_SCRATCH_MIN)
+			load->reserve_max = 0;
+	}
 	target = (int64) (room / (sizeof(SrmTuple) + avglen));
 	/* the scratch's share of room, itself no larger than the array */
 	if (load->reserve_max > 0)
@@ -511,8 +513,10 @@ SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
 											  sizeof(SrmTuple));
 	}
 	else if (target <= load->maxtuples - load->maxtuples / 32 ||
-			 target >= load->maxtuples + load->maxtuples / 32)
+			 target >= load->maxtuples + load->maxtuples / 32 ||
+			 load->reserve < reserve_for(load, target) / 2)
 	{
+		/* reallocated only for a change worth the fresh pages */
 		cxt = GetMemoryChunkContext(load->tuples);
 		pfree(load->tuples);
 		load->maxtuples = target;
