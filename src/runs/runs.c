@@ -471,9 +471,10 @@ SrmMemLoadTrim(SrmMemLoad *load, Size keep)
 /*
  * SrmMemLoadFit
  *		After a run was written (the load is empty): size the tuple array
- *		so that array and arena fill room bytes together at avglen arena
- *		bytes per tuple, the last run's average.  Sized by doubling alone,
- *		the array would leave runs well short of their budget.
+ *		so that array, the radix sort's scratch beside it and arena fill
+ *		room bytes together at avglen arena bytes per tuple, the last run's
+ *		average.  Sized by doubling alone, the array would leave runs well
+ *		short of their budget.
  */
 void
 SrmMemLoadFit(SrmMemLoad *load, Size room, double avglen)
