@@ -170,10 +170,14 @@ srm_postgis() {
         SRMSORT_POSTGIS="skip:$pkg is not installed (as root: apt-get install $pkg)"
         return 0
     fi
-    # the package lists as they are (the roots' are not updated for this)
+    # the package lists, updated once if they lack it: a fresh machine's
+    # may be empty, and the test would be skipped for no reason
     if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-        SRMSORT_POSTGIS="skip:Debian ships no $pkg"
-        return 0
+        apt-get update -qq >/dev/null 2>&1 || true
+        if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+            SRMSORT_POSTGIS="skip:Debian ships no $pkg"
+            return 0
+        fi
     fi
     srm_log "installing $pkg for the PostGIS test"
     srm_apt_try --no-install-recommends "$pkg" ||
