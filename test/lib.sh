@@ -153,6 +153,16 @@ srm_apt_try() {
           DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null 2>&1; }
 }
 
+# Whether the package lists offer a version of package $1.  The output is
+# read whole: under pipefail, `apt-cache policy | grep -q` fails whenever
+# grep quits before apt-cache has written its version table (SIGPIPE),
+# which skipped the PostGIS test on some runs and not others.
+srm_apt_candidate() {
+    local out
+    out=$(apt-cache policy "$1" 2>/dev/null) || return 1
+    [[ $out == *"Candidate: "[0-9]* ]]
+}
+
 # PostGIS for the GiST tests (test/t/180_postgis.pl), where Debian ships
 # it for the server under test (postgresql-N-postgis-3: 15 on this machine,
 # 17 in trixie, 18 in sid; none for 19), installed on demand as root like
@@ -172,9 +182,9 @@ srm_postgis() {
     fi
     # the package lists, updated once if they lack it: a fresh machine's
     # may be empty, and the test would be skipped for no reason
-    if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    if ! srm_apt_candidate "$pkg"; then
         apt-get update -qq >/dev/null 2>&1 || true
-        if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+        if ! srm_apt_candidate "$pkg"; then
             SRMSORT_POSTGIS="skip:Debian ships no $pkg"
             return 0
         fi
