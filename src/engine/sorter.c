@@ -543,9 +543,8 @@ consider_load_cap(SrmSorter *s, Size used)
 		s->budget < 2 * cap || used < cap ||
 		s->load.ntuples == 0 || s->input_bytes == 0)
 		return;
-	/* the input expected, in the memory its tuples take so far */
-	expect = expected_bytes(s) *
-		((double) (used - SrmMemLoadScratchBytes(&s->load)) / s->input_bytes);
+	/* the input expected, in the memory its load takes so far */
+	expect = expected_bytes(s) * ((double) used / s->input_bytes);
 	if (expect >= SRM_LOAD_CAP_FACTOR * s->budget)
 		s->load_budget = SrmMemLoadBytes(&s->load);
 }

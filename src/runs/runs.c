@@ -125,6 +125,7 @@ cmp_int32(const SrmTuple *a, const SrmTuple *b, SrmKeys *keys)
 #define SRM_SCRATCH_SHARE	16
 #define SRM_SCRATCH_MAX		((Size) 8 * 1024 * 1024)
 #define SRM_SCRATCH_MIN		1024
+#define SRM_HUGE_PAGE		((Size) 2 * 1024 * 1024)	/* x86-64, arm64 */
 
 /* The scratch slots beside an array of max slots. */
 static inline int64
@@ -132,7 +133,6 @@ reserve_for(SrmMemLoad *load, int64 max)
 {
 	return Min(load->reserve_max, max);
 }
-#define SRM_HUGE_PAGE		((Size) 2 * 1024 * 1024)	/* x86-64, arm64 */
 
 /*
  * SrmMemLoadInit
@@ -186,10 +186,10 @@ SrmMemLoadInit(SrmMemLoad *load, SrmKeys *keys, Size budget)
 	else
 		load->chunk_size = Max(Min(budget / 16, 1024 * 1024), 32 * 1024);
 	load->chunk_cap = 0;
+	/* no scratch in the first load (reserve and reserve_max are 0) */
 	load->maxtuples = SRM_INITIAL_TUPLES;
-	load->reserve = reserve_for(load, load->maxtuples);
 	load->array_cxt = CurrentMemoryContext;
-	load->tuples = palloc((load->maxtuples + load->reserve) * sizeof(SrmTuple));
+	load->tuples = palloc(load->maxtuples * sizeof(SrmTuple));
 }
 
 /*

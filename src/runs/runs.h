@@ -38,7 +38,8 @@ typedef struct SrmMemLoad
 	int64		ntuples;
 	int64		maxtuples;
 	int64		reserve;		/* slots past maxtuples: radix sort scratch */
-	int64		reserve_max;	/* ... the most it takes (0: no radix sort) */
+	int64		reserve_max;	/* ... the most it takes (0: first load, or
+								 * no radix sort) */
 	char	   *arena_pos;
 	Size		arena_left;
 	Size		arena_bytes;	/* bytes of arena chunks this run uses */
@@ -281,13 +282,6 @@ extern Size SrmIndexTupleSize(SrmMemLoad *load, const Datum *values,
 extern void SrmIndexTupleFill(SrmMemLoad *load, const Datum *values,
 							  const bool *isnull, Size size, Size data_size,
 							  char *dst);
-
-/* Bytes of the radix sort's scratch past the array's slots. */
-static inline Size
-SrmMemLoadScratchBytes(SrmMemLoad *load)
-{
-	return load->reserve * sizeof(SrmTuple);
-}
 
 /* Bytes the load occupies: arena chunks and the tuple array. */
 static inline Size
