@@ -283,7 +283,7 @@ SrmRecPutShortHeader(char *dst, Size room, Size pay)
 {
 	Size		v = pay << 1;
 
-	if (v >= 0x4000 || pay + (v < 0x80 ? 1 : 2) > room)
+	if (v >= 0x4000 || pay + SrmRecHeaderSize(pay) > room)
 		return 0;
 	return SrmRecPutHeader(dst, (uint32) v);
 }
